@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tree": ("tree", "top-down call tree of a thread"),
     "convert": ("convert", "write the trace as another variant"),
     "report": ("report", "write the viewer as one self-contained HTML file"),
+    "demo": ("demo", "open the bundled demo trace in the viewer"),
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer
