@@ -74,9 +74,7 @@ def make_trace(
     )
     has_cpu = clock in ("dual", "thread-cpu", "global")
     has_wall = clock in ("dual", "wall")
-    thread_col = np.array(
-        [tids.index(e[0]) for e in evs], dtype=thread_index_dtype(len(tids))
-    )
+    thread_col = np.array([tids.index(e[0]) for e in evs], dtype=thread_index_dtype(len(tids)))
     cpu = np.array([(e[3] or 0) * 1000 for e in evs], dtype=np.int64) if has_cpu else None
     wall = np.array([(e[4] or 0) * 1000 for e in evs], dtype=np.int64) if has_wall else None
     table = EventTable(

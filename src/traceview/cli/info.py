@@ -29,7 +29,7 @@ def summary(trace: Trace) -> dict[str, object]:
         }
         for row in range(len(trace.threads))
     ]
-    used = int(len(np.unique(ev.method))) if len(ev) else 0
+    used = len(np.unique(ev.method)) if len(ev) else 0
     return {
         "file": trace.source,
         "variant": h.variant,

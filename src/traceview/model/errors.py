@@ -37,7 +37,7 @@ class TraceFormatError(TraceError):
         super().__init__(self.line())
 
     def line(self) -> str:
-        """The one-line description the CLI prints: `path: at byte N: message (expected X, found Y)`."""
+        """The line the CLI prints: `path: at byte N: message (expected X, found Y)`."""
         parts = []
         if self.path:
             parts.append(self.path)
