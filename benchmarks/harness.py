@@ -1,0 +1,83 @@
+"""Shared benchmark helpers: machine facts, timing a command with its peak RSS, and the
+large generated traces every benchmark uses (cached in benchmarks/out/, git-ignored).
+
+Used by the bench_*.py scripts; not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One timed command: wall seconds, peak RSS in bytes, exit status, stderr text."""
+
+    seconds: float
+    peak_rss: int
+    status: int
+    stderr: str
+
+
+def machine() -> str:
+    """One line naming the machine: CPU model, cores, memory, Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}"
+
+
+def run(cmd: Sequence[str], *, env: dict[str, str] | None = None) -> Run:
+    """Run `cmd` with stdout discarded; measure wall time and the child's peak RSS (wait4)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        list(cmd),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Run(seconds, usage.ru_maxrss * 1024, proc.returncode, err.decode(errors="replace"))
+
+
+def alternate(commands: dict[str, Sequence[str]], rounds: int) -> dict[str, list[Run]]:
+    """Run each command once per round, alternating, so machine noise hits all alike."""
+    results: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, cmd in commands.items():
+            results[name].append(run(cmd))
+    return results
+
+
+def median_seconds(runs: list[Run]) -> float:
+    """Median wall time of `runs`."""
+    return statistics.median(r.seconds for r in runs)
+
+
+def mib(n: float) -> str:
+    """Bytes as MiB text."""
+    return f"{n / 1024 / 1024:.0f} MiB"
