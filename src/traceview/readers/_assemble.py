@@ -1,0 +1,332 @@
+"""The V1 data header, the record layout it implies, and the final assembly of a `Trace`.
+
+Every V1 reader (regular, split, data-only, streaming) parses the 32-byte `SLOW` header here,
+picks the record layout and clock, runs a `RecordDecoder`, and hands the result to `assemble`,
+which builds the tables, the header and the whole-trace diagnostics (unknown ids, the 2025
+wall-clock unit bug, the sampling guess).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from traceview.model import (
+    Clock,
+    Diagnostic,
+    EventTable,
+    Header,
+    MethodTable,
+    ThreadTable,
+    Trace,
+    TraceFormatError,
+    Variant,
+    thread_index_dtype,
+)
+from traceview.readers._header import KeyText
+from traceview.readers._records import Layout, RecordDecoder
+
+MAGIC = b"SLOW"
+
+
+@dataclass(frozen=True)
+class DataHeader:
+    """The V1 data header: version as written, absolute offset of the first record, etc."""
+
+    version: int
+    data_start: int
+    start_time_us: int
+    record_size: int | None  # the v3 field as written
+
+
+def parse_data_header(head: bytes, base: int, diags: list[Diagnostic]) -> DataHeader:
+    """Parse the `SLOW` header found at absolute offset `base` (`head` = its first bytes)."""
+    if head[:4] != MAGIC:
+        raise TraceFormatError(
+            "no data section after the key", offset=base, expected="'SLOW'", found=_show(head[:4])
+        )
+    if len(head) < 16:
+        raise TraceFormatError(
+            "data header is truncated", offset=base, expected="16+ bytes", found=f"{len(head)}"
+        )
+    version, offset, start = struct.unpack_from("<HHQ", head, 4)
+    record_size = None
+    if version & 0x0F == 3 and len(head) >= 18 and offset >= 18:
+        (record_size,) = struct.unpack_from("<H", head, 16)
+    if offset < 16:
+        diags.append(
+            Diagnostic(
+                "bad-data-offset",
+                f"data header says records start {offset} bytes in (< 16); assuming 32",
+                offset=base + 6,
+            )
+        )
+        offset = 32
+    return DataHeader(version, base + offset, start, record_size)
+
+
+def layout_for(
+    version: int, record_size: int | None, first: bytes, diags: list[Diagnostic], at: int
+) -> Layout:
+    """The record layout of a v1-3 data section; `first` = the first records' bytes."""
+    v = version & 0x0F
+    if v == 1:
+        return Layout(1, 9, ("t",))
+    if v == 2:
+        return Layout(2, 10, ("t",))
+    size = record_size or 0
+    if size == 18 and len(first) >= 18:
+        recs = np.frombuffer(first[: len(first) // 18 * 18], dtype=np.uint8).reshape(-1, 18)
+        if recs[:, 14:18].any():  # padding would be zero; u8 ids put the wall time there
+            diags.append(
+                Diagnostic(
+                    "wide-method-ids",
+                    "18-byte records with u8 method values (ART development builds of 2015)",
+                    offset=at,
+                )
+            )
+            return Layout(3, 18, ("t", "t"), wide_ids=True)
+    if size >= 14:
+        return Layout(3, size, ("t", "t"))
+    if size >= 10:
+        diags.append(
+            Diagnostic(
+                "bad-record-size",
+                f"v3 record size {size} < 14 leaves room for one clock only; read as single-clock",
+                offset=at,
+            )
+        )
+        return Layout(3, size, ("t",))
+    diags.append(Diagnostic("bad-record-size", f"v3 record size {size}; assuming 14", offset=at))
+    return Layout(3, 14, ("t", "t"))
+
+
+def resolve_clock(
+    layout: Layout, options: dict[str, str], diags: list[Diagnostic], *, guessed: bool = False
+) -> tuple[Layout, Clock]:
+    """Name the layout's time fields from `clock=` (checked against what the records hold)."""
+    said = options.get("clock")
+    two = len(layout.clocks) == 2
+    clock: Clock
+    names: tuple[str, ...]
+    if two:
+        clock, names = "dual", ("cpu", "wall")
+        if said is not None and said != "dual":
+            diags.append(
+                Diagnostic(
+                    "clock-mismatch",
+                    f"clock={said} but the records hold two times; read as dual",
+                )
+            )
+    else:
+        names = ("wall",) if said == "wall" else ("cpu",)
+        clock = said if said in ("wall", "thread-cpu", "global") else "thread-cpu"  # type: ignore[assignment]
+        if said == "dual":
+            diags.append(
+                Diagnostic(
+                    "clock-mismatch",
+                    "clock=dual but the records hold one time; read as thread-cpu",
+                )
+            )
+        elif said is not None and said not in ("wall", "thread-cpu", "global"):
+            diags.append(Diagnostic("unknown-clock", f"unknown clock={said}; read as thread-cpu"))
+    if said is None:
+        why = "guessed" if guessed else "missing"
+        diags.append(
+            Diagnostic(
+                f"clock-{why}",
+                f"no clock= option; the records imply {clock}"
+                + (" (as stream-trace-converter assumes)" if guessed else ""),
+            )
+        )
+    out = Layout(layout.version, layout.record_size, names, layout.wide_ids)
+    return out, clock
+
+
+def assemble(
+    dec: RecordDecoder,
+    key: KeyText | None,
+    *,
+    variant: Variant,
+    version: int,
+    clock: Clock,
+    start_time_us: int | None,
+    diags: list[Diagnostic],
+    source: str | None,
+    declared_threads: dict[int, str | None],
+) -> Trace:
+    """Build the Trace from a finished decoder and the key/summary text."""
+    n = dec.pos
+    options = dict(key.options) if key else {}
+    if key is not None and key.version is not None and key.version != (version & 0x0F):
+        diags.append(
+            Diagnostic(
+                "version-mismatch",
+                f"key says version {key.version}, data header {version}; "
+                "the data header decides the record layout",
+            )
+        )
+    if dec.stopped_at is not None:
+        diags.append(
+            Diagnostic(
+                "unwritten-record",
+                f"record {dec.stopped_at} holds Dalvik's 0xeeeeeeee fill pattern (never "
+                "written); the trace ends there",
+                count=dec.stopped_at,
+            )
+        )
+    names = dict(declared_threads)
+    thread_names = [names.get(t) for t in dec.thread_ids]
+    if dec.new_threads and variant != "data-only":
+        diags.append(
+            Diagnostic(
+                "unknown-thread",
+                f"{len(dec.new_threads)} thread id(s) used by records are not in the key "
+                f"(shown as [id]): {_sample(dec.new_threads)}",
+                count=len(dec.new_threads),
+            )
+        )
+    if dec.new_methods and variant != "data-only":
+        diags.append(
+            Diagnostic(
+                "unknown-method",
+                f"{len(dec.new_methods)} method id(s) used by records are not in the key "
+                f"(shown as (0x…)): {_sample([hex(m) for m in dec.new_methods])}",
+                count=len(dec.new_methods),
+            )
+        )
+    methods = _method_table(dec, key)
+    diags.extend(dec.diagnostics())
+    times = {c: col[:n] for c, col in dec.times.items()}
+    elapsed = _elapsed(options)
+    if "cpu" in times and "wall" in times:
+        cpu_span, wall_span = dec.spans("cpu"), dec.spans("wall")
+        if cpu_span >= 10_000 and wall_span * 100 < cpu_span:
+            times["wall"] *= 1000
+            if elapsed is not None:
+                elapsed *= 1000
+            diags.append(
+                Diagnostic(
+                    "wall-unit-bug",
+                    f"wall time advances {cpu_span / max(wall_span, 1):.0f}x slower than thread "
+                    "CPU time: the 2025 ART unit bug (wall values are ms); wall scaled by 1000",
+                )
+            )
+    sampled, interval = _sampling(dec)
+    overflow = options.get("data-file-overflow", "").strip().lower() == "true"
+    if overflow:
+        diags.append(
+            Diagnostic(
+                "data-file-overflow",
+                "data-file-overflow=true: the trace buffer filled and later events were dropped",
+            )
+        )
+    calls = options.get("num-method-calls", "").strip()
+    if calls.isdigit() and int(calls) != n and variant in ("regular", "split"):
+        diags.append(
+            Diagnostic(
+                "record-count-mismatch",
+                f"num-method-calls={calls} but the data section holds {n} records",
+                count=n,
+            )
+        )
+    thread_col = dec.thread[:n]
+    tdtype = thread_index_dtype(len(dec.thread_ids))
+    if thread_col.dtype != tdtype:
+        thread_col = thread_col.astype(tdtype)
+    header = Header(
+        variant=variant,
+        version=version,
+        clock=clock,
+        key_version=key.version if key else None,
+        vm=options.get("vm"),
+        pid=_int(options.get("pid")),
+        start_time_us=start_time_us,
+        elapsed_ns=elapsed,
+        overflow=overflow,
+        options=options,
+        record_size=dec.layout.record_size,
+        sampled=sampled,
+        sampling_interval_us=interval,
+    )
+    events = EventTable(
+        thread=thread_col,
+        method=dec.method[:n],
+        action=dec.action[:n],
+        cpu=times.get("cpu"),
+        wall=times.get("wall"),
+    )
+    threads = ThreadTable(id=np.array(dec.thread_ids, dtype=np.int64), name=tuple(thread_names))
+    return Trace(header, threads, methods, events, diags, source)
+
+
+def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
+    lines = key.methods if key else {}
+    cls, name, sig, src, line = [], [], [], [], []
+    for mid in dec.method_ids:
+        m = lines.get(mid)
+        if m is None:
+            cls.append(f"(0x{mid:x})")
+            name.append("")
+            sig.append("")
+            src.append("")
+            line.append(-1)
+        else:
+            cls.append(m.class_name)
+            name.append(m.name)
+            sig.append(m.signature)
+            src.append(m.source_file)
+            line.append(m.line)
+    declared = np.zeros(len(dec.method_ids), dtype=bool)
+    declared[: len(dec.method_ids) - len(dec.new_methods)] = True
+    return MethodTable(
+        id=np.array(dec.method_ids, dtype=np.uint64),
+        class_name=tuple(cls),
+        name=tuple(name),
+        signature=tuple(sig),
+        source_file=tuple(src),
+        line=np.array(line, dtype=np.int32),
+        declared=declared,
+    )
+
+
+def _sampling(dec: RecordDecoder) -> tuple[bool, float | None]:
+    """Guess sampling from per-thread steps: ties inside a sample, gaps of >= ~100 µs between."""
+    d = dec.sample_deltas
+    if d is None or len(d) < 20:
+        return False, None
+    nonzero = d[d > 0]
+    if len(nonzero) < 5 or np.mean(d == 0) < 0.2:
+        return False, None
+    low = float(np.percentile(nonzero, 20))
+    if low < 100:
+        return False, None
+    p10 = float(np.percentile(nonzero, 10))
+    near = nonzero[nonzero <= 1.5 * p10]
+    return True, round(float(np.median(near)), 1)
+
+
+def _elapsed(options: dict[str, str]) -> int | None:
+    ns = _int(options.get("elapsed-time-nsec"))
+    if ns is not None:
+        return ns
+    us = _int(options.get("elapsed-time-usec"))
+    return us * 1000 if us is not None else None
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text.strip()) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _sample(items: list[int] | list[str], k: int = 5) -> str:
+    shown = ", ".join(str(i) for i in items[:k])
+    return shown + (", …" if len(items) > k else "")
+
+
+def _show(raw: bytes) -> str:
+    return repr(raw) if raw else "end of file"

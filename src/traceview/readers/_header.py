@@ -1,0 +1,249 @@
+"""Key / summary text of V1 traces (`*version … *threads … *methods … *end`) parsed from bytes.
+
+Shared by the regular, split and streaming readers (and the streaming method packets, whose
+text is one `*methods` line). Offsets stay byte-exact: the text is split on `\\n` in bytes and
+each name is decoded on its own, losslessly (UTF-8, Modified UTF-8, then surrogateescape).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from traceview.model import Diagnostic
+
+_END = re.compile(rb"(?m)^\*end[ \t]*\r?(?:\n|$)")
+
+
+@dataclass
+class MethodLine:
+    """One method of the key: id as written plus the five name fields."""
+
+    id: int
+    class_name: str
+    name: str
+    signature: str
+    source_file: str
+    line: int
+
+
+@dataclass
+class KeyText:
+    """A parsed key/summary section. Thread and method ids are unique (last definition wins)."""
+
+    version: int | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    threads: dict[int, str] = field(default_factory=dict)
+    methods: dict[int, MethodLine] = field(default_factory=dict)
+    end: int = 0  # byte offset just past the `*end` line (the data section starts here)
+    found_end: bool = False
+
+
+class NameDecoder:
+    """Decodes name bytes losslessly and counts the names that were not valid UTF-8."""
+
+    def __init__(self) -> None:
+        self.mutf8 = 0
+        self.escaped = 0
+
+    def decode(self, raw: bytes) -> str:
+        """UTF-8; else Modified UTF-8 (C0 80, surrogate pairs); else surrogateescape."""
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        try:
+            text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
+            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+            self.mutf8 += 1
+            return text
+        except UnicodeError:
+            self.escaped += 1
+            return raw.decode("utf-8", "surrogateescape")
+
+    def diagnostics(self, where: str) -> list[Diagnostic]:
+        """One diagnostic per kind of non-UTF-8 name seen."""
+        out = []
+        if self.mutf8:
+            out.append(
+                Diagnostic(
+                    "modified-utf8",
+                    f"{self.mutf8} name(s) in the {where} were Modified UTF-8 (Java's encoding "
+                    "of supplementary characters); decoded as such",
+                    count=self.mutf8,
+                )
+            )
+        if self.escaped:
+            out.append(
+                Diagnostic(
+                    "bad-name-encoding",
+                    f"{self.escaped} name(s) in the {where} are not valid UTF-8; the bad bytes "
+                    "are kept as surrogate escapes (U+DC80-U+DCFF)",
+                    count=self.escaped,
+                )
+            )
+        return out
+
+
+def find_key_end(data: bytes | memoryview, start: int = 0) -> int | None:
+    """Byte offset just past the `*end` line of a key starting at `start`, or None."""
+    m = _END.search(bytes(data) if isinstance(data, memoryview) else data, start)
+    return m.end() if m else None
+
+
+def parse_id(text: str) -> int | None:
+    """A method id as ART/Dalvik print it: hex with or without 0x, `0`, upper case, `(nil)`."""
+    text = text.strip()
+    if text == "(nil)":
+        return 0
+    try:
+        value = int(text, 16)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def parse_method_line(
+    line: bytes, names: NameDecoder, *, with_id: bool = True
+) -> MethodLine | None:
+    """One `*methods` line (tab separated, 6-field Dalvik or 5-field ART) or None if no id."""
+    line = line.rstrip(b"\r\n")
+    parts = line.split(b"\t")
+    if with_id and len(parts) == 1 and b" " in line:
+        parts = line.split()  # createtesttrace: separators became spaces
+    if with_id:
+        ident = parse_id(parts[0].decode("ascii", "replace"))
+        if ident is None:
+            return None
+        parts = parts[1:]
+    else:
+        ident = 0
+    fields = [names.decode(p) for p in parts]
+    cls = fields[0] if fields else ""
+    name = sig = source = ""
+    line_no = -1
+    if len(fields) >= 3 and not fields[2].startswith("(") and _is_int(fields[2]):
+        source, line_no = fields[1], _int32(fields[2])  # traceview's (class, file, line) form
+    else:
+        name = fields[1] if len(fields) > 1 else ""
+        sig = fields[2] if len(fields) > 2 else ""
+        source = fields[3] if len(fields) > 3 else ""
+        if len(fields) > 4 and _is_int(fields[4]):
+            line_no = _int32(fields[4])
+    if source == "(null)":
+        source = ""
+    return MethodLine(ident, cls, name, sig, source, line_no)
+
+
+def parse_key(
+    data: bytes, start: int, diags: list[Diagnostic], *, where: str = "key section"
+) -> KeyText:
+    """Parse the key text from `data[start:]` up to its `*end` line (or to the end of `data`)."""
+    end = find_key_end(data, start)
+    key = KeyText(found_end=end is not None)
+    stop = end if end is not None else len(data)
+    key.end = stop
+    text = data[start:stop]
+    lines = text.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    crlf = sum(1 for ln in lines if ln.endswith(b"\r"))
+    if crlf:
+        diags.append(
+            Diagnostic(
+                "crlf",
+                f"{crlf} line(s) of the {where} end in CR LF; read as plain line ends",
+                offset=start,
+                count=crlf,
+            )
+        )
+    names = NameDecoder()
+    section = ""
+    bad_lines = 0
+    first_bad: int | None = None
+    dup_threads = dup_methods = 0
+    pos = start
+    expect_version = False
+    for raw in lines:
+        here = pos
+        pos += len(raw) + 1
+        ln = raw.rstrip(b"\r")
+        if ln.startswith(b"*"):
+            word = ln[1:].strip().lower()
+            if word in (b"version", b"threads", b"methods", b"end"):
+                section = word.decode()
+                expect_version = section == "version"
+                continue
+        if not ln.strip():
+            continue
+        if expect_version:
+            expect_version = False
+            try:
+                key.version = int(ln.strip())
+                continue
+            except ValueError:
+                pass
+        ok = True
+        if section == "version":
+            k, eq, v = ln.partition(b"=")
+            if eq:
+                key.options[names.decode(k.strip())] = names.decode(v.strip())
+            else:
+                ok = False
+        elif section == "threads":
+            tid_text, tab, name = ln.partition(b"\t")
+            if not tab:
+                tid_text, _, name = ln.strip().partition(b" ")
+            try:
+                tid = int(tid_text.strip())
+            except ValueError:
+                ok = False
+            else:
+                if tid in key.threads:
+                    dup_threads += 1
+                    del key.threads[tid]  # last wins; its row goes where the last one is
+                key.threads[tid] = names.decode(name)
+        elif section == "methods":
+            method = parse_method_line(ln, names)
+            if method is None:
+                ok = False
+            else:
+                if method.id in key.methods:
+                    dup_methods += 1
+                    del key.methods[method.id]
+                key.methods[method.id] = method
+        else:
+            ok = False
+        if not ok:
+            bad_lines += 1
+            first_bad = here if first_bad is None else first_bad
+    if bad_lines:
+        diags.append(
+            Diagnostic(
+                "bad-key-line",
+                f"{bad_lines} line(s) of the {where} could not be parsed and were skipped",
+                offset=first_bad,
+                count=bad_lines,
+            )
+        )
+    for what, n in (("thread", dup_threads), ("method", dup_methods)):
+        if n:
+            diags.append(
+                Diagnostic(
+                    f"duplicate-{what}",
+                    f"{n} {what} id(s) are defined more than once in the {where}; "
+                    "the last definition wins (as in traceview)",
+                    count=n,
+                )
+            )
+    diags.extend(names.diagnostics(where))
+    return key
+
+
+def _is_int(text: str) -> bool:
+    t = text.strip()
+    return t.lstrip("-").isdigit() if t else False
+
+
+def _int32(text: str) -> int:
+    return max(-(2**31), min(2**31 - 1, int(text.strip())))

@@ -1,0 +1,115 @@
+"""Reader for V1 non-streaming traces: key text, then a `SLOW` v1-3 data section of records.
+
+Also the engine of the split (`.key` + `.data`) and data-only variants (`keydata.py`): the key
+may come from another source, or be absent. Records are decoded chunk by chunk straight from
+the file into preallocated columns (`Source.records`, `RecordDecoder`).
+"""
+
+from __future__ import annotations
+
+from traceview.model import Diagnostic, Trace, TraceFormatError, Variant
+from traceview.readers._assemble import assemble, layout_for, parse_data_header, resolve_clock
+from traceview.readers._header import KeyText, find_key_end, parse_key
+from traceview.readers._records import RecordDecoder
+from traceview.readers._source import Source
+
+_HEAD = 1 << 20
+
+
+def read_key(src: Source, diags: list[Diagnostic], *, where: str = "key section") -> KeyText:
+    """Parse the key text at the start of `src`; TraceFormatError if it has no `*end` line."""
+    size = _HEAD
+    while True:
+        head = src.read(0, size)
+        end = find_key_end(head)
+        if end is not None and (end < len(head) or len(head) == src.size):
+            break
+        if len(head) >= src.size:
+            raise TraceFormatError(
+                f"the {where} has no *end line",
+                offset=len(head),
+                expected="'*end'",
+                found="end of file",
+            )
+        size *= 4
+    return parse_key(head, 0, diags, where=where)
+
+
+def read(src: Source, *, source: str | None = None) -> Trace:
+    """Read a combined key + data file."""
+    diags: list[Diagnostic] = []
+    key = read_key(src, diags)
+    return read_data(src, key.end, key, variant="regular", diags=diags, source=source)
+
+
+def read_data(
+    src: Source,
+    offset: int,
+    key: KeyText | None,
+    *,
+    variant: Variant,
+    diags: list[Diagnostic],
+    source: str | None,
+) -> Trace:
+    """Decode the data section at `offset` of `src` with the (optional) key."""
+    head = src.read(offset, 64)
+    hdr = parse_data_header(head, offset, diags)
+    version = hdr.version
+    if version not in (1, 2, 3):
+        raise TraceFormatError(
+            "unsupported data version",
+            offset=offset + 4,
+            expected="1, 2 or 3",
+            found=f"{version} (0x{version:x})",
+        )
+    first = src.read(hdr.data_start, 18 * 64)
+    layout = layout_for(version, hdr.record_size, first, diags, offset + 16)
+    options = key.options if key else {}
+    layout, clock = resolve_clock(layout, options, diags, guessed=key is None)
+    avail = max(0, src.size - hdr.data_start)
+    count, rest = divmod(avail, layout.record_size)
+    if hdr.data_start > src.size:
+        diags.append(
+            Diagnostic(
+                "truncated-record",
+                "the file ends inside the data header",
+                offset=src.size,
+            )
+        )
+    if rest:
+        at = hdr.data_start + count * layout.record_size
+        diags.append(
+            Diagnostic(
+                "truncated-record",
+                f"the last {rest} byte(s) at offset {at} do not make a whole "
+                f"{layout.record_size}-byte record (file cut short?); ignored",
+                offset=at,
+                count=rest,
+            )
+        )
+    threads = dict(key.threads) if key else {}
+    methods = list(key.methods) if key else []
+    vm = options.get("vm")
+    dec = RecordDecoder(layout, count, list(threads), methods, dalvik_fill=vm in (None, "dalvik"))
+    for chunk in src.records(hdr.data_start, count, layout.dtype()):
+        dec.feed(chunk)
+        if dec.stopped_at is not None:
+            break
+    if key is None:
+        diags.append(
+            Diagnostic(
+                "no-key",
+                "a bare data section without a key: threads are unnamed and methods read (0x…)",
+            )
+        )
+    return assemble(
+        dec,
+        key,
+        variant=variant,
+        version=version,
+        clock=clock,
+        start_time_us=hdr.start_time_us,
+        diags=diags,
+        source=source,
+        declared_threads={t: n for t, n in threads.items()},
+    )

@@ -1,0 +1,178 @@
+"""Reader for V1 streaming traces (`SLOW` 0xF1-0xF3): records with inline method/thread packets.
+
+A packet starts where a record's thread id would be 0 (`00 00 op`). The scan walks runs of
+fixed-size records with a strided numpy search for the next zero id, so the Python loop is
+per packet, never per record. The trailing summary packet (op 3) holds the key text; streams
+without one (Android 5-7, or pulled mid-trace) are "streaming-nosummary".
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from traceview.model import Diagnostic, Trace, TraceFormatError
+from traceview.readers._assemble import assemble, layout_for, parse_data_header, resolve_clock
+from traceview.readers._header import KeyText, MethodLine, NameDecoder, parse_key
+from traceview.readers._header import parse_method_line as _method_line
+from traceview.readers._records import RecordDecoder
+from traceview.readers._source import Source
+
+OP_METHOD, OP_THREAD, OP_SUMMARY = 1, 2, 3
+
+
+def read(data: bytes, *, source: str | None = None) -> Trace:
+    """Read a V1 streaming trace held in memory."""
+    diags: list[Diagnostic] = []
+    hdr = parse_data_header(data[:64], 0, diags)
+    if hdr.version & 0x0F not in (1, 2, 3):
+        raise TraceFormatError(
+            "unsupported streaming version", offset=4, expected="0xF1-0xF3", found=hex(hdr.version)
+        )
+    layout = layout_for(hdr.version, hdr.record_size, b"", diags, 16)
+    rs = layout.record_size
+    names = NameDecoder()
+    threads: dict[int, str | None] = {}
+    methods: dict[int, MethodLine] = {}
+    dup_methods = 0
+    summary: KeyText | None = None
+    segments: list[tuple[int, int]] = []
+    n = len(data)
+    pos = hdr.data_start
+    while pos + 2 <= n:
+        if data[pos] or data[pos + 1]:
+            k = _run_length(data, pos, rs, (n - pos) // rs)
+            if k == 0:
+                break
+            segments.append((pos, k))
+            pos += k * rs
+            continue
+        op = data[pos + 2] if pos + 2 < n else -1
+        if op == OP_METHOD and pos + 5 <= n:
+            (size,) = struct.unpack_from("<H", data, pos + 3)
+            body, end = data[pos + 5 : pos + 5 + size], pos + 5 + size
+            if end <= n:
+                m = _method_line(body, names)
+                if m is not None:
+                    if m.id in methods and methods[m.id] != m:
+                        dup_methods += 1
+                    methods[m.id] = m
+                pos = end
+                continue
+        elif op == OP_THREAD and pos + 7 <= n:
+            tid, size = struct.unpack_from("<HH", data, pos + 3)
+            end = pos + 7 + size
+            if end <= n:
+                threads[tid] = names.decode(data[pos + 7 : end])
+                pos = end
+                continue
+        elif op == OP_SUMMARY and pos + 7 <= n:
+            (size,) = struct.unpack_from("<I", data, pos + 3)
+            end = pos + 7 + size
+            if end <= n:
+                summary = parse_key(data[pos + 7 : end], 0, diags, where="summary")
+                pos = end
+                if pos < n:
+                    diags.append(
+                        Diagnostic(
+                            "trailing-bytes",
+                            f"{n - pos} byte(s) after the summary packet ignored",
+                            offset=pos,
+                            count=n - pos,
+                        )
+                    )
+                    pos = n
+                break
+        if op in (OP_METHOD, OP_THREAD, OP_SUMMARY):
+            diags.append(
+                Diagnostic(
+                    "truncated-packet",
+                    f"the file ends inside a packet (op {op}); the rest is lost",
+                    offset=pos,
+                )
+            )
+        else:
+            diags.append(
+                Diagnostic(
+                    "bad-packet",
+                    f"unknown packet op {op} after a zero thread id; reading stops here",
+                    offset=pos,
+                )
+            )
+        pos = n
+        break
+    if pos < n:
+        diags.append(
+            Diagnostic(
+                "truncated-record",
+                f"the last {n - pos} byte(s) at offset {pos} do not make a whole record; ignored",
+                offset=pos,
+                count=n - pos,
+            )
+        )
+    if dup_methods:
+        diags.append(
+            Diagnostic(
+                "duplicate-method",
+                f"{dup_methods} method id(s) announced twice with different names; last wins",
+                count=dup_methods,
+            )
+        )
+    diags.extend(names.diagnostics("method/thread packets"))
+    key = KeyText()
+    if summary is not None:
+        key.version, key.options = summary.version, summary.options
+        for tid, name in summary.threads.items():
+            if threads.get(tid) is None:
+                threads[tid] = name
+        for mid, line in summary.methods.items():
+            if mid in methods and methods[mid] != line:
+                diags.append(
+                    Diagnostic(
+                        "duplicate-method",
+                        f"method 0x{mid:x} differs between its packet and the summary; "
+                        "the summary wins",
+                    )
+                )
+            methods[mid] = line
+    key.methods = methods
+    layout, clock = resolve_clock(layout, key.options, diags, guessed=summary is None)
+    if summary is None:
+        diags.append(
+            Diagnostic(
+                "no-summary",
+                "the stream has no trailing summary (Android 5-7, or cut off): no options, "
+                "clock guessed from the version",
+            )
+        )
+    total = sum(k for _, k in segments)
+    records = b"".join(memoryview(data)[o : o + k * rs] for o, k in segments)
+    dec = RecordDecoder(layout, total, list(threads), list(methods))
+    for chunk in Source(records).records(0, total, layout.dtype()):
+        dec.feed(chunk)
+    return assemble(
+        dec,
+        key,
+        variant="streaming" if summary is not None else "streaming-nosummary",
+        version=hdr.version,
+        clock=clock,
+        start_time_us=hdr.start_time_us,
+        diags=diags,
+        source=source,
+        declared_threads=threads,
+    )
+
+
+def _run_length(data: bytes, pos: int, rs: int, avail: int) -> int:
+    """How many whole records from `pos` have a non-zero thread id (strided numpy search)."""
+    done, window = 0, 16
+    while done < avail:
+        c = min(window, avail - done)
+        tids = np.ndarray((c,), dtype="<u2", buffer=data, offset=pos + done * rs, strides=(rs,))
+        zero = np.flatnonzero(tids == 0)
+        if len(zero):
+            return done + int(zero[0])
+        done += c
+        window = min(window * 8, 1 << 20)
+    return avail
