@@ -1,0 +1,251 @@
+"""Decode V2 entry blocks into per-record columns (raw file units), one generation each.
+
+`readers/v2.py` hands over the blocks found by `_v2packets.walk`; beta and alpha payloads are
+decoded with whole-array LEB decoding over groups of blocks and segmented cumulative sums;
+gamma (provisional, Perfetto's layout) needs a per-record walk because an entry carries one
+more LEB than an exit. Damaged blocks are decoded alone and keep their complete records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.readers._leb128 import Lebs, decode, sign_extend
+from traceview.readers._v2packets import Block, Layout
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+GROUP_BYTES = 1 << 22  # decode ~4 MiB of payload at a time: bounded temporaries
+
+
+@dataclass
+class Records:
+    """Decoded records in file order: `block` row per record, `method` id, `action` 0-3,
+    `times[0]` the wall (or only) clock and `times[1]` thread-cpu for dual, raw units."""
+
+    block: I64
+    method: U64
+    action: U8
+    times: list[I64]
+    damaged: list[tuple[int, str]] = field(default_factory=list)  # (offset, what happened)
+
+
+def decode_blocks(arr: U8, blocks: list[Block], layout: Layout, alpha_chain: bool) -> Records:
+    """Decode `blocks` of `arr` (the whole file) with `layout`.
+
+    `alpha_chain` selects, for alpha, Δmethod against the previous record (True) rather than
+    against the block's first record (False, what the earliest ART writer did).
+    """
+    if layout.generation == "gamma":
+        return _gamma(arr, blocks, layout)
+    fields = 1 + layout.clocks
+    lead = 1 if layout.generation == "alpha" else 0  # alpha's first record is in the header
+    damaged: list[tuple[int, str]] = []
+    kept: list[int] = []
+    parts: list[U64] = []
+    group: list[Block] = []
+    size = 0
+    for i, b in enumerate(blocks):
+        group.append(b)
+        size += b.end - b.payload
+        if size >= GROUP_BYTES or i == len(blocks) - 1:
+            _decode_group(arr, group, fields, lead, kept, parts, damaged)
+            group, size = [], 0
+    counts = np.array(kept, dtype=np.int64)  # payload records kept per block
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    table = flat.reshape(-1, fields)
+    if layout.generation == "alpha":
+        return _assemble_alpha(blocks, counts, table, layout, alpha_chain, damaged)
+    block_of = np.repeat(np.arange(len(blocks), dtype=np.int64), counts)
+    value = _segmented_cumsum(table[:, 0], counts)
+    times = [_segmented_cumsum(table[:, k], counts).view(np.int64) for k in range(1, fields)]
+    action = (value & np.uint64(3)).astype(np.uint8)
+    return Records(block_of, value & ~np.uint64(3), action, times, damaged)
+
+
+def _decode_group(
+    arr: U8,
+    group: list[Block],
+    fields: int,
+    lead: int,
+    kept: list[int],
+    parts: list[U64],
+    damaged: list[tuple[int, str]],
+) -> None:
+    """Decode one group of blocks at once; append the payload records kept per block and
+    their LEBs as a flat (records x fields) run, field 0 sign-extended (two's complement)."""
+    n = len(arr)
+    spans = [(b.payload, min(b.end, n)) for b in group]
+    buf = np.concatenate([arr[s:e] for s, e in spans])
+    lengths = np.array([e - s for s, e in spans], dtype=np.int64)
+    starts = np.zeros(len(group), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    lebs = decode(buf)
+    owner = np.searchsorted(starts, lebs.start, side="right") - 1
+    want = np.array([max(b.count - lead, 0) * fields for b in group], dtype=np.int64)
+    have = np.bincount(owner, minlength=len(group))
+    last = starts + lengths - 1
+    padded = np.append(buf, np.uint8(0))  # zero-length payloads index the pad byte
+    ends_ok = (lengths == 0) | (padded[np.maximum(last, 0)] < 0x80)
+    overlong = np.bincount(owner, weights=lebs.overlong, minlength=len(group)) > 0
+    good = (have == want) & ends_ok & ~overlong
+    good[1:] &= ends_ok[:-1]  # after an unterminated block the next one lost its first LEB
+    good &= np.array([b.end <= n for b in group])
+    if good.all():
+        kept.extend((want // fields).tolist())
+        parts.append(_rows(lebs, np.arange(len(lebs)), fields))
+        return
+    for i, b in enumerate(group):
+        if good[i]:
+            parts.append(_rows(lebs, np.flatnonzero(owner == i), fields))
+            kept.append(int(want[i]) // fields)
+            continue
+        own = decode(arr[b.payload : min(b.end, n)])
+        bad = np.flatnonzero(own.overlong)
+        usable = int(bad[0]) if len(bad) else len(own)
+        records = min(usable // fields, max(b.count - lead, 0))
+        parts.append(_rows(own, np.arange(records * fields), fields))
+        kept.append(records)
+        damaged.append((b.offset, _damage_text(b, n, records + lead, int(want[i]), len(own))))
+
+
+def _rows(lebs: Lebs, idx: npt.NDArray[np.intp], fields: int) -> U64:
+    """The LEBs at `idx` (whole records) flattened, field 0 read as SLEB128."""
+    mat = lebs.value[idx].reshape(-1, fields).copy()
+    first = idx[::fields]
+    mat[:, 0] = sign_extend(lebs.value[first], lebs.length[first], lebs.last[first]).view(np.uint64)
+    return mat.reshape(-1)
+
+
+def _damage_text(b: Block, n: int, kept: int, want: int, have: int) -> str:
+    if b.end > n:
+        return f"block truncated at end of file: kept {kept} of {b.count} records"
+    return (
+        f"block payload does not match its header ({have} LEBs for {want}): "
+        f"kept {kept} of {b.count} records"
+    )
+
+
+def _segmented_cumsum(deltas: U64, counts: I64) -> U64:
+    """Cumulative sums restarting at every block (mod 2^64, as the writer's u64 math)."""
+    total = np.cumsum(deltas, dtype=np.uint64)
+    if len(total) == 0:
+        return total
+    ends = np.cumsum(counts)
+    base = np.zeros(len(counts), dtype=np.uint64)
+    nonempty = counts > 0
+    prev_end = (ends - counts)[nonempty]
+    base[nonempty] = np.where(prev_end > 0, total[np.maximum(prev_end - 1, 0)], 0).astype(np.uint64)
+    return total - np.repeat(base, counts)
+
+
+def _assemble_alpha(
+    blocks: list[Block],
+    counts: I64,
+    table: U64,
+    layout: Layout,
+    chain: bool,
+    damaged: list[tuple[int, str]],
+) -> Records:
+    """Alpha: prepend each block's clear first record; times are u32 µs with Δs as int32."""
+    nb = len(blocks)
+    firsts = np.array([b.first for b in blocks], dtype=object).reshape(nb, 3)
+    first_val = np.array([int(v) for v in firsts[:, 0]], dtype=np.uint64)
+    sizes = counts + 1
+    block_of = np.repeat(np.arange(nb, dtype=np.int64), sizes)
+    head = np.zeros(nb, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=head[1:])
+    is_head = np.zeros(int(sizes.sum()), dtype=bool)
+    is_head[head] = True
+
+    def column(first: U64, deltas: U64, accumulate: bool) -> U64:
+        col = np.zeros(len(is_head), dtype=np.uint64)
+        col[is_head] = first
+        col[~is_head] = deltas
+        if accumulate:
+            return _segmented_cumsum(col, sizes)
+        return col + np.repeat(first, sizes) * (~is_head).astype(np.uint64)
+
+    value = column(first_val, table[:, 0], chain) if nb else np.zeros(0, np.uint64)
+    if layout.id_width == 4:
+        value &= np.uint64(0xFFFFFFFF)
+    times: list[I64] = []
+    clocks = [2, 1] if layout.clocks == 2 else [2]  # payload: wall then cpu; header: cpu, wall
+    for k, slot in enumerate(clocks, start=1):
+        first = np.array([int(v or 0) for v in firsts[:, slot]], dtype=np.uint64)
+        d = table[:, k].astype(np.uint64) & np.uint64(0xFFFFFFFF)
+        d32 = d.astype(np.int64)
+        signed32: U64 = np.where(d32 >= 1 << 31, d32 - (1 << 32), d32).view(np.uint64)
+        times.append(column(first, signed32, True).view(np.int64) if nb else np.zeros(0, np.int64))
+    return Records(
+        block_of, value & ~np.uint64(3), (value & np.uint64(3)).astype(np.uint8), times, damaged
+    )
+
+
+def _gamma(arr: U8, blocks: list[Block], layout: Layout) -> Records:
+    """Gamma: SLEB Δ(ts<<2|action), [SLEB Δcpu], SLEB Δmethod on entries; exits pop a
+    per-thread stack (the method of the last entry of the block when it is empty)."""
+    dual = layout.clocks == 2
+    n = len(arr)
+    out_block: list[int] = []
+    out_method: list[int] = []
+    out_action: list[int] = []
+    out_ts: list[int] = []
+    out_cpu: list[int] = []
+    damaged: list[tuple[int, str]] = []
+    stacks: dict[int, list[int]] = {}
+    mask = (1 << 64) - 1
+    for bi, b in enumerate(blocks):
+        chunk = arr[b.payload : min(b.end, n)]
+        lebs = decode(chunk)
+        vals = lebs.signed().tolist()
+        limit = len(vals)
+        bad = np.flatnonzero(lebs.overlong)
+        if len(bad):
+            limit = int(bad[0])
+        stack = stacks.setdefault(b.tid, [])
+        p = 0
+        tsa = cpu = meth = 0
+        done = 0
+        need = 2 if dual else 1
+        while done < b.count and p + need <= limit:
+            tsa = (tsa + vals[p]) & mask
+            action = tsa & 3
+            q = p + need
+            if action == 0:
+                if q >= limit:
+                    break
+                meth = (meth + vals[q]) & mask
+                stack.append(meth)
+                method = meth
+                q += 1
+            else:
+                method = stack.pop() if stack else meth
+            if dual:
+                cpu = (cpu + vals[p + 1]) & mask
+            out_block.append(bi)
+            out_method.append(method)
+            out_action.append(action)
+            out_ts.append(tsa >> 2)
+            out_cpu.append(cpu)
+            p = q
+            done += 1
+        if done < b.count or p != len(vals) or b.end > n or (len(chunk) and chunk[-1] >= 0x80):
+            why = "truncated at end of file" if b.end > n else "does not match its header"
+            damaged.append((b.offset, f"block {why}: kept {done} of {b.count} records"))
+    ts = np.array(out_ts, dtype=np.uint64).view(np.int64)
+    times = [ts]
+    if dual:
+        times.append(np.array(out_cpu, dtype=np.uint64).view(np.int64))
+    return Records(
+        np.array(out_block, dtype=np.int64),
+        np.array(out_method, dtype=np.uint64),
+        np.array(out_action, dtype=np.uint8),
+        times,
+        damaged,
+    )

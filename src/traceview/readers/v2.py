@@ -1,0 +1,315 @@
+"""Reader for ART's V2 method traces (`SLOW` versions 4/5 in file mode, 0xF4/0xF5 streaming).
+
+Called by `readers/__init__.py` after sniffing: `read(data, source=...) -> Trace`. The flow:
+32-byte header, a packet walk (`_v2packets`) whose entry-block layout (generation alpha, beta
+or gamma, see format.md §1.7) is chosen by checking which layout chains exactly through the
+bytes, vectorised block decoding (`_v2blocks`, `_leb128`), then tables (`_v2tables`) with
+every time converted to int64 ns (µs before 2025-03, ns after, TSC ticks for gamma).
+Salvageable damage becomes diagnostics; only a file with nothing usable raises.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.model import (
+    Clock,
+    Diagnostic,
+    EventTable,
+    Header,
+    Trace,
+    TraceFormatError,
+    thread_index_dtype,
+)
+from traceview.readers._v2blocks import Records, decode_blocks
+from traceview.readers._v2packets import HEADER_SIZE, Layout, Walk, prefix, probe, walk
+from traceview.readers._v2tables import build_methods, build_threads, parse_summary, rows_of
+from traceview.readers._v2time import clamp_backwards, fix_wall_unit_bug, to_ns, unit_of
+
+MAGIC = b"SLOW"
+VERSIONS = (4, 5, 0xF4, 0xF5)
+
+
+def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
+    """Read one V2 trace from its bytes (the whole file, gzip already removed)."""
+    buf = bytes(data)
+    diags: list[Diagnostic] = []
+    base = 0
+    pre_summary: bytes | None = None
+    if buf.startswith(b"*version"):
+        # The earliest V2 file mode (2024) wrote the summary text first, then header + blocks.
+        end = buf.find(b"*end\n")
+        if end < 0 or buf.find(MAGIC, end) != end + 5:
+            raise TraceFormatError(
+                "V2 summary text is not followed by a SLOW header",
+                offset=0 if end < 0 else end + 5,
+                expected="*end then SLOW",
+                found=repr(buf[max(end, 0) + 5 : max(end, 0) + 9]),
+            )
+        pre_summary, base = buf[: end + 5], end + 5
+        buf = buf[base:]
+    version = _check_header(buf, base)
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    clocks = 2 if version & 0x0F == 5 else 1
+    found, info_width = prefix(buf)
+    layout = Layout("beta", clocks, info_width or 8)
+    if found.stop_reason is None and found.stop < len(buf):  # stopped at the first block
+        gamma_hint = any(buf[14:HEADER_SIZE])
+        layouts = probe(buf, arr, found.stop, clocks, gamma_hint, info_width)
+        layout, ties = _by_method_ids(buf, arr, found, layouts)
+        walk(buf, layout, start=found.stop, into=found)
+        if ties:
+            names = ", ".join(t.name for t in ties)
+            diags.append(
+                Diagnostic(
+                    "v2-format-ambiguous",
+                    f"the entry blocks decode both as {layout.name} and as {names}; "
+                    f"read as {layout.name}",
+                    offset=base + found.blocks[0].offset if found.blocks else None,
+                )
+            )
+    _walk_diagnostics(found, len(buf), base, diags)
+    if not (found.blocks or found.methods or found.threads or found.summaries or pre_summary):
+        if len(buf) > HEADER_SIZE:
+            raise TraceFormatError(
+                "no V2 packet after the header",
+                offset=base + HEADER_SIZE,
+                expected="a packet type 0-3",
+                found=f"0x{buf[HEADER_SIZE]:02x}",
+            )
+        diags.append(Diagnostic("no-events", "the file holds a V2 header and nothing else"))
+    summary = found.summaries[0][1] if found.summaries else pre_summary
+    key_version, options = parse_summary(summary) if summary is not None else (None, {})
+    if summary is None:
+        diags.append(
+            Diagnostic(
+                "no-summary",
+                "no summary packet (tracing not stopped cleanly, or the file was cut); "
+                "clock and units are taken from the header and the data",
+            )
+        )
+    return _assemble(buf, arr, found, layout, version, key_version, options, diags, base, source)
+
+
+def _check_header(buf: bytes, base: int) -> int:
+    if len(buf) < HEADER_SIZE:
+        raise TraceFormatError(
+            "file too short for a V2 header",
+            offset=base + len(buf),
+            expected="32 header bytes",
+            found=f"{len(buf)} bytes",
+        )
+    if buf[:4] != MAGIC:
+        raise TraceFormatError(
+            "not a V2 method trace", offset=base, expected="SLOW", found=repr(buf[:4])
+        )
+    (version,) = struct.unpack_from("<H", buf, 4)
+    if version not in VERSIONS:
+        raise TraceFormatError(
+            "unsupported V2 trace version",
+            offset=base + 4,
+            expected="4, 5, 0xF4 or 0xF5",
+            found=f"0x{version:x}",
+        )
+    return int(version)
+
+
+def _walk_diagnostics(found: Walk, size: int, base: int, diags: list[Diagnostic]) -> None:
+    if found.stop_reason == "garbage":
+        diags.append(
+            Diagnostic(
+                "trailing-garbage",
+                f"{size - found.stop} byte(s) from here are not a V2 packet; ignored",
+                offset=base + found.stop,
+                count=size - found.stop,
+            )
+        )
+    elif found.stop_reason == "truncated":
+        diags.append(
+            Diagnostic(
+                "truncated-packet",
+                "the file ends inside a packet (cut off); complete records were kept",
+                offset=base + found.stop,
+            )
+        )
+    if found.after_summary:
+        diags.append(
+            Diagnostic(
+                "packets-after-summary",
+                f"{found.after_summary} packet(s) follow the summary; read anyway",
+                count=found.after_summary,
+            )
+        )
+    if len(found.summaries) > 1:
+        diags.append(
+            Diagnostic(
+                "duplicate-summary",
+                f"{len(found.summaries)} summary packets; the first one is used",
+                offset=base + found.summaries[1][0],
+            )
+        )
+
+
+def _by_method_ids(
+    buf: bytes, arr: npt.NDArray[np.uint8], found: Walk, layouts: list[Layout]
+) -> tuple[Layout, list[Layout]]:
+    """Among layouts that chain equally well, keep the one whose records name declared
+    methods most often (first 64 blocks); returns it and the layouts it could not beat."""
+    if len(layouts) == 1:
+        return layouts[0], []
+    scores: dict[Layout, float] = {}
+    for lay in layouts:
+        sample = walk(buf, lay, start=found.stop, max_blocks=64)
+        shift = 2 if lay.id_width == 4 else 0
+        declared = np.array([m[1] << shift for m in found.methods + sample.methods], np.uint64)
+        rec = decode_blocks(arr, sample.blocks, lay, False)
+        scores[lay] = float(np.isin(rec.method, declared).mean()) if len(rec.method) else 0.0
+    top = max(scores.values())
+    best = [lay for lay in layouts if scores[lay] == top]
+    return best[0], [lay for lay in best[1:] if lay.generation != best[0].generation]
+
+
+def _choose_alpha_chain(arr: npt.NDArray[np.uint8], found: Walk, layout: Layout) -> Records:
+    """Alpha Δmethods are against the block's first record (early) or chained: keep the
+    reading whose ids more often match a method info."""
+    shift = 2 if layout.id_width == 4 else 0
+    declared = np.array([m[1] << shift for m in found.methods], dtype=np.uint64)
+    best: Records | None = None
+    best_hits = -1
+    for chain in (False, True):
+        rec = decode_blocks(arr, found.blocks, layout, chain)
+        hits = int(np.isin(rec.method, declared).sum())
+        if hits > best_hits:
+            best, best_hits = rec, hits
+    assert best is not None
+    return best
+
+
+def _assemble(
+    buf: bytes,
+    arr: npt.NDArray[np.uint8],
+    found: Walk,
+    layout: Layout,
+    version: int,
+    key_version: int | None,
+    options: dict[str, str],
+    diags: list[Diagnostic],
+    base: int,
+    source: str | None,
+) -> Trace:
+    if layout.generation == "alpha" and found.blocks:
+        rec = _choose_alpha_chain(arr, found, layout)
+    else:
+        rec = decode_blocks(arr, found.blocks, layout, False)
+    for offset, what in rec.damaged:
+        code = "truncated-block" if "truncated" in what else "bad-block"
+        diags.append(Diagnostic(code, what, offset=base + offset))
+    bad_action = rec.action == 3
+    if bad_action.any():
+        n_bad = int(bad_action.sum())
+        rec.action[bad_action] = 1
+        diags.append(
+            Diagnostic(
+                "unknown-action",
+                f"{n_bad} record(s) have action 3 (unused); read as exits",
+                count=n_bad,
+            )
+        )
+    used = [(b.offset, b.tid) for b in found.blocks]
+    threads, row_of_tid = build_threads(found.threads, used, diags)
+    shift = 2 if layout.id_width == 4 and layout.generation == "alpha" else 0
+    methods, ids = build_methods(found.methods, rec.method, shift, diags)
+    block_rows = np.array([row_of_tid[b.tid] for b in found.blocks], dtype=np.int64)
+    thread_col = block_rows[rec.block].astype(thread_index_dtype(len(threads)))
+    method_col = rows_of(ids, rec.method) if len(rec.method) else np.zeros(0, np.int32)
+
+    header_start = struct.unpack_from("<QQQ", buf, 6)
+    unit = unit_of(layout, options, header_start, diags)
+    # Gamma's second (cpu) LEB is not TSC ticks: only the first clock uses the frequency.
+    times = [
+        to_ns(t, unit if k == 0 else unit.replace("ticks", "ns"), header_start)
+        for k, t in enumerate(rec.times)
+    ]
+    single = _single_clock(options, diags) if layout.clocks == 1 else "dual"
+    if (version & 0x0F == 5) != (layout.clocks == 2):
+        diags.append(
+            Diagnostic(
+                "clock-mismatch",
+                f"header version 0x{version:x} disagrees with the entry blocks, which hold "
+                f"{layout.clocks} clock(s); the blocks win",
+            )
+        )
+    wall: npt.NDArray[np.int64] | None
+    cpu: npt.NDArray[np.int64] | None
+    if layout.clocks == 2:
+        wall, cpu = times
+    elif single == "thread-cpu":
+        wall, cpu = None, times[0]
+    else:
+        wall, cpu = times[0], None
+    elapsed = _elapsed_ns(options)
+    if wall is not None and cpu is not None and unit == "ns":
+        wall, elapsed = fix_wall_unit_bug(rec.block, wall, cpu, elapsed, diags)
+    if wall is not None:
+        wall = clamp_backwards(thread_col, wall, "wall", diags)
+    if cpu is not None:
+        cpu = clamp_backwards(thread_col, cpu, "cpu", diags)
+    overflow = options.get("data-file-overflow", "").strip().lower() == "true"
+    if overflow:
+        diags.append(
+            Diagnostic(
+                "data-file-overflow",
+                "the trace buffer filled up (data-file-overflow=true): records stop early",
+            )
+        )
+    clock: Clock = "dual" if layout.clocks == 2 else single  # type: ignore[assignment]
+    start = header_start[0]
+    start_us = start // 1000 if unit != "us" else start
+    header = Header(
+        variant="v2-streaming" if version & 0xF0 else "v2",
+        version=version,
+        clock=clock,
+        key_version=key_version,
+        vm=options.get("vm"),
+        pid=_int_or_none(options.get("pid")),
+        start_time_us=start_us,
+        elapsed_ns=elapsed,
+        overflow=overflow,
+        options=options,
+        entry_format=layout.generation if found.blocks else None,
+    )
+    events = EventTable(thread_col, method_col, rec.action.astype(np.uint8), cpu, wall)
+    return Trace(header, threads, methods, events, diags, source)
+
+
+def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> str:
+    value = options.get("clock", "").strip()
+    if value in ("wall", "thread-cpu"):
+        return value
+    diags.append(
+        Diagnostic(
+            "clock-guessed",
+            f"single-clock V2 trace with clock={value or '(missing)'}; read as wall clock",
+        )
+    )
+    return "wall"
+
+
+def _elapsed_ns(options: dict[str, str]) -> int | None:
+    ns = _int_or_none(options.get("elapsed-time-nsec"))
+    if ns is not None:
+        return ns
+    us = _int_or_none(options.get("elapsed-time-usec"))
+    return us * 1000 if us is not None else None
+
+
+def _int_or_none(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
