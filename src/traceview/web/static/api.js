@@ -1,0 +1,121 @@
+// Data API client: answers inlined in a report (<script id="traceview-data">) first, then HTTP.
+// Keys follow docs/web-api.md: path + "?" + name=value pairs sorted by name, values unencoded.
+
+let inlined; // undefined = not looked yet, null = live server, object = report answers
+const cache = new Map();
+const CACHE_MAX = 4000;
+let defaultClock = null;
+
+/** Raised when a report does not hold the answer to a request. */
+export class NotPrecomputed extends Error {
+  constructor(key) {
+    super("not precomputed in this report");
+    this.key = key;
+  }
+}
+
+function report() {
+  if (inlined === undefined) {
+    const el = document.getElementById("traceview-data");
+    inlined = el ? JSON.parse(el.textContent || "{}") : null;
+  }
+  return inlined;
+}
+
+/** True when the page is a self-contained report (no server behind it). */
+export function isReport() {
+  return report() !== null;
+}
+
+export function setDefaultClock(clock) {
+  defaultClock = clock;
+}
+
+function cleanParams(params) {
+  const out = {};
+  for (const [k, v] of Object.entries(params || {})) {
+    if (v === undefined || v === null || v === "") continue;
+    out[k] = String(v);
+  }
+  return out;
+}
+
+/** The report key of a request. */
+export function keyOf(path, params) {
+  const p = cleanParams(params);
+  const names = Object.keys(p).sort();
+  if (!names.length) return path;
+  return path + "?" + names.map((k) => k + "=" + p[k]).join("&");
+}
+
+function fromReport(path, params) {
+  const data = report();
+  const key = keyOf(path, params);
+  if (Object.prototype.hasOwnProperty.call(data, key)) return data[key];
+  if (params && params.clock !== undefined && params.clock === defaultClock) {
+    const rest = { ...params };
+    delete rest.clock;
+    const key2 = keyOf(path, rest);
+    if (Object.prototype.hasOwnProperty.call(data, key2)) return data[key2];
+  }
+  throw new NotPrecomputed(key);
+}
+
+async function fromServer(path, params) {
+  const p = cleanParams(params);
+  const qs = new URLSearchParams(p).toString();
+  const resp = await fetch(qs ? path + "?" + qs : path);
+  if (!resp.ok) {
+    let msg = resp.status + " " + resp.statusText;
+    try {
+      const body = await resp.json();
+      if (body && body.error) msg = body.error;
+    } catch (_e) {
+      /* keep the status line */
+    }
+    throw new Error(msg);
+  }
+  return resp.json();
+}
+
+/** GET one API answer (cached); rejects with NotPrecomputed in a report that lacks it. */
+export function get(path, params) {
+  const key = keyOf(path, params);
+  let hit = cache.get(key);
+  if (hit) return hit;
+  hit = report() !== null
+    ? Promise.resolve().then(() => fromReport(path, params))
+    : fromServer(path, params);
+  hit.catch(() => cache.delete(key));
+  cache.set(key, hit);
+  if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value);
+  return hit;
+}
+
+/** POST a trace file's raw bytes to /api/open; resolves to the new /api/trace answer. */
+export async function openTrace(file) {
+  if (isReport()) throw new Error("this is a static report: open another trace with `traceview FILE`");
+  const bytes = await file.arrayBuffer();
+  const resp = await fetch("/api/open", {
+    method: "POST",
+    headers: { "Content-Type": "application/octet-stream", "X-Filename": encodeURIComponent(file.name) },
+    body: bytes,
+  });
+  let body = null;
+  try {
+    body = await resp.json();
+  } catch (_e) {
+    body = null;
+  }
+  if (!resp.ok) throw new Error((body && body.error) || resp.status + " " + resp.statusText);
+  cache.clear();
+  return body;
+}
+
+/** A short human note for a failed request (used by every view). */
+export function failureNote(err) {
+  if (err instanceof NotPrecomputed) {
+    return "Not available in this static report (it holds only precomputed views); open the trace with `traceview FILE` for this.";
+  }
+  return "Request failed: " + (err && err.message ? err.message : String(err));
+}

@@ -1,0 +1,53 @@
+// Tiny DOM helpers: every string goes in as text (trace names are untrusted, never innerHTML).
+
+/** Create an element: el("div", {class: "x", title: "t", onclick: fn}, child, "text", ...). */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "style") node.style.cssText = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k in node && typeof v !== "string") node[k] = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(node, c);
+    else node.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replace all children of `node`. */
+export function setChildren(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+}
+
+/** `text` as nodes with every case-insensitive occurrence of `needle` wrapped in <mark>. */
+export function marked(text, needle) {
+  if (!needle) return [document.createTextNode(text)];
+  const out = [];
+  const low = text.toLowerCase();
+  let i = 0;
+  for (;;) {
+    const j = low.indexOf(needle, i);
+    if (j < 0) break;
+    if (j > i) out.push(document.createTextNode(text.slice(i, j)));
+    out.push(el("mark", null, text.slice(j, j + needle.length)));
+    i = j + needle.length;
+  }
+  if (i < text.length) out.push(document.createTextNode(text.slice(i)));
+  return out;
+}
+
+/** A muted one-line note (loading, not precomputed, errors). */
+export function note(text, cls) {
+  return el("div", { class: "note " + (cls || "") }, text);
+}

@@ -1,0 +1,49 @@
+// Display formatting of times, percentages and counts (no statistics: values come from Python).
+
+/** A duration in µs with an adaptive unit: "850 µs", "12.3 ms", "1.24 s". */
+export function fmtDuration(us) {
+  if (us === null || us === undefined || Number.isNaN(us)) return "–";
+  const a = Math.abs(us);
+  if (a < 1) return us.toFixed(2) + " µs";
+  if (a < 1000) return (a < 10 ? us.toFixed(1) : Math.round(us)) + " µs";
+  if (a < 1e6) return trim(us / 1000, a < 1e4 ? 2 : 1) + " ms";
+  return trim(us / 1e6, a < 1e7 ? 3 : 2) + " s";
+}
+
+function trim(v, digits) {
+  return v.toFixed(digits);
+}
+
+/** A table cell value: µs shown in ms with 3 decimals (traceview's default unit). */
+export function fmtMs(us) {
+  if (us === null || us === undefined) return "";
+  return (us / 1000).toFixed(3);
+}
+
+export function fmtPct(part, whole) {
+  if (part === null || part === undefined || !whole) return "";
+  return ((100 * part) / whole).toFixed(1) + "%";
+}
+
+export function fmtCount(n) {
+  return n === null || n === undefined ? "" : String(n);
+}
+
+/** Pick a "nice" tick step (1, 2, 5 × 10^k µs) so ticks are about `px` pixels apart. */
+export function niceStep(usPerPx, px) {
+  const raw = usPerPx * px;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+/** An axis label for a tick at `us` given the step (unit chosen by the step). */
+export function fmtTick(us, step) {
+  if (step >= 1e6) return trimZeros((us / 1e6).toFixed(Math.max(0, 6 - Math.round(Math.log10(step))))) + " s";
+  if (step >= 1000) return trimZeros((us / 1000).toFixed(Math.max(0, 3 - Math.round(Math.log10(step))))) + " ms";
+  return trimZeros(us.toFixed(Math.max(0, -Math.floor(Math.log10(step))))) + " µs";
+}
+
+function trimZeros(s) {
+  return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+}

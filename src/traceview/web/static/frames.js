@@ -1,0 +1,91 @@
+// Frame-budget view: main-thread calls longer than the budget (/api/frames), listed worst
+// first or by time; clicking one zooms the timeline to it. Also feeds the timeline markers.
+
+import * as api from "./api.js";
+import { el, note, setChildren } from "./dom.js";
+import { fmtDuration, fmtMs } from "./format.js";
+import { emit, label, methodColor, on, select, state } from "./state.js";
+
+export class FrameBudget {
+  constructor(root, zoomTo) {
+    this.root = root;
+    this.zoomTo = zoomTo;
+    this.byTime = true;
+    this.gen = 0;
+    root.classList.add("frames");
+    this.input = el("input", { type: "number", min: "1", step: "1", value: String(state.budgetMs), class: "budget", title: "Frame budget in ms" });
+    this.input.addEventListener("change", () => {
+      const v = Number(this.input.value);
+      if (v > 0) {
+        state.budgetMs = v;
+        this.load();
+      }
+    });
+    this.sortBtn = el("button", { onclick: () => ((this.byTime = !this.byTime), this.render()) }, "Sort: by time");
+    this.info = el("span", { class: "muted" });
+    this.list = el("div", { class: "fr-list" });
+    setChildren(
+      root,
+      el("div", { class: "subbar" }, el("label", null, "Budget ", this.input, " ms"), this.sortBtn, this.info),
+      this.list,
+    );
+    on("trace", () => this.load());
+  }
+
+  load() {
+    if (!state.trace) return;
+    const gen = ++this.gen;
+    setChildren(this.list, note("loading…"));
+    api.get("/api/frames", { budget_ms: state.budgetMs }).then(
+      (data) => {
+        if (gen !== this.gen) return;
+        this.data = data;
+        state.frames = data;
+        emit("frames");
+        this.render();
+      },
+      (err) => {
+        if (gen !== this.gen) return;
+        this.data = null;
+        state.frames = null;
+        emit("frames");
+        setChildren(this.list, note(api.failureNote(err)));
+      },
+    );
+  }
+
+  render() {
+    const d = this.data;
+    if (!d) return;
+    this.sortBtn.textContent = this.byTime ? "Sort: by time" : "Sort: longest first";
+    const c = d.calls;
+    const n = c.call.length;
+    const t = d.thread !== null && d.thread !== undefined ? state.trace.threads[d.thread] : null;
+    this.info.textContent = t
+      ? n + " call" + (n === 1 ? "" : "s") + " over " + fmtDuration(d.budget_us) + " on " + t.label + (d.truncated ? " (list cut)" : "")
+      : "No main thread found in this trace.";
+    const idx = [...Array(n).keys()];
+    if (!this.byTime) idx.sort((a, b) => c.wall_us[b] - c.wall_us[a] || a - b);
+    const base = state.trace.time.start_us;
+    const head = el("div", { class: "fr-row head" }, el("div", { class: "num" }, "Start"), el("div", { class: "num" }, "Wall ms"), el("div", { class: "num" }, "CPU ms"), el("div", { class: "num" }, "Over budget"), el("div", null, "Method"));
+    const rows = idx.map((i) =>
+      el(
+        "div",
+        {
+          class: "fr-row" + (c.method[i] === state.selected ? " selected" : ""),
+          title: "Click to zoom the timeline to this call",
+          onclick: () => {
+            select(c.method[i]);
+            this.zoomTo(c.start_us[i], c.end_us[i]);
+          },
+        },
+        el("div", { class: "num" }, fmtDuration(c.start_us[i] - base)),
+        el("div", { class: "num" }, fmtMs(c.wall_us[i])),
+        el("div", { class: "num" }, fmtMs(c.cpu_us[i])),
+        el("div", { class: "num over" }, "+" + fmtDuration(c.wall_us[i] - d.budget_us)),
+        el("div", { class: "pt-name" }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), label(c.method[i])),
+      ),
+    );
+    setChildren(this.list, head, rows.length ? rows : note("No main-thread call exceeds the budget."));
+  }
+}

@@ -1,0 +1,542 @@
+// Timeline panel: one canvas row per thread, calls as nested strips by depth drawn from LOD
+// tiles, with zoom/pan/range selection, method highlight, find matches and frame markers.
+
+import * as api from "./api.js";
+import { el, setChildren } from "./dom.js";
+import { fmtDuration, fmtTick, niceStep } from "./format.js";
+import { levelFor, TileCache, tilesFor } from "./tiles.js";
+import { isMatch, label, methodColor, on, select, setRange, setThreads, shortName, state } from "./state.js";
+import { colors, textColorOn, faded } from "./theme.js";
+
+const STRIP = 15; // px per depth level
+const PAD = 3; // px above the strips
+const HL = 5; // px under the strips for the highlight extents
+const LABEL_W = 210;
+const AXIS_H = 24;
+const MAX_DEPTH = 200;
+
+export class Timeline {
+  /** `single`: show only that thread row (the flame chart); otherwise every thread. */
+  constructor(root, opts) {
+    this.root = root;
+    this.single = opts && opts.single !== undefined ? opts.single : null;
+    this.tiles = new TileCache((key, answer) => {
+      const m = /^t(\d+)\/0\/0$/.exec(key);
+      if (m && answer) this.learnDepth(Number(m[1]), answer);
+      this.invalidate();
+    });
+    this.depths = new Map(); // thread row -> depth levels seen at level 0
+    this.rows = [];
+    this.view = [0, 1];
+    this.sort = "busy";
+    this.drag = null;
+    this.hover = null;
+    this.tipGen = 0;
+    this.pending = false;
+    this.build();
+    on("trace", () => this.reset());
+    for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
+    on("filter", () => {
+      this.syncChecks();
+      this.invalidate();
+    });
+  }
+
+  build() {
+    this.root.classList.add("timeline");
+    this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to reset" });
+    this.canvas = el("canvas", { class: "tl-canvas", tabindex: "0" });
+    this.spacer = el("div", { class: "tl-spacer" });
+    this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
+    this.tip = el("div", { class: "tooltip", hidden: true });
+    this.corner = el("div", { class: "tl-corner" });
+    this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas);
+    setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis), this.body, this.tip);
+    this.scroll.addEventListener("scroll", () => this.invalidate());
+    new ResizeObserver(() => this.invalidate()).observe(this.body);
+    this.canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
+    this.canvas.addEventListener("mousedown", (e) => this.onDown(e, "canvas"));
+    this.axis.addEventListener("mousedown", (e) => this.onDown(e, "axis"));
+    this.axis.addEventListener("dblclick", () => this.resetView());
+    this.canvas.addEventListener("mousemove", (e) => this.onHover(e));
+    this.canvas.addEventListener("mouseleave", () => this.hideTip());
+    window.addEventListener("mousemove", (e) => this.onDrag(e));
+    window.addEventListener("mouseup", (e) => this.onUp(e));
+    document.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  reset() {
+    this.tiles.clear();
+    this.depths.clear();
+    this.resetView();
+    this.layout();
+  }
+
+  setThread(row) {
+    this.single = row;
+    this.layout();
+  }
+
+  setSort(mode) {
+    this.sort = mode;
+    this.layout();
+  }
+
+  span() {
+    const t = state.trace.time;
+    return [t.start_us, Math.max(t.end_us, t.start_us + 1)];
+  }
+
+  resetView() {
+    if (!state.trace) return;
+    this.view = this.span();
+    this.invalidate();
+  }
+
+  zoomTo(t0, t1) {
+    const pad = (t1 - t0) * 0.05 || 1;
+    this.setView(t0 - pad, t1 + pad);
+  }
+
+  setView(v0, v1) {
+    const [s, e] = this.span();
+    const total = e - s;
+    let w = Math.max(v1 - v0, Math.min(0.5, total));
+    w = Math.min(w, total * 1.1);
+    let a = v0 + (v1 - v0 - w) / 2;
+    a = Math.max(s - total * 0.05, Math.min(a, e + total * 0.05 - w));
+    this.view = [a, a + w];
+    this.invalidate();
+  }
+
+  /** Thread rows in display order with their y offset and height. */
+  layout() {
+    if (!state.trace) return;
+    const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
+    const busy = (t) => (state.clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
+    if (this.sort === "name") threads.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
+    else if (this.sort === "busy") threads.sort((a, b) => busy(b) - busy(a) || a.row - b.row);
+    let y = 0;
+    this.rows = threads.map((t) => {
+      const depth = Math.min(this.depths.get(t.row) || 1, MAX_DEPTH);
+      const h = PAD + depth * STRIP + HL + 2;
+      const row = { thread: t.row, y, h, depth };
+      y += h;
+      return row;
+    });
+    this.spacer.style.height = y + "px";
+    this.labels = this.rows.map((r) => this.labelFor(r, busy));
+    setChildren(this.spacer, this.labels);
+    for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
+    this.invalidate();
+  }
+
+  labelFor(row, busy) {
+    const t = state.trace.threads[row.thread];
+    const box = el("input", {
+      type: "checkbox",
+      title: "Include this thread in the profile, trees and flame graph",
+      checked: !state.threads || state.threads.has(t.row),
+      onchange: (e) => this.toggleThread(t.row, e.target.checked),
+    });
+    box.dataset.thread = String(t.row);
+    return el(
+      "div",
+      { class: "tl-label" + (t.main ? " main" : ""), style: `top:${row.y}px;height:${row.h}px`, title: String(t.label) },
+      box,
+      el("span", { class: "tl-name" }, String(t.label)),
+      el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
+    );
+  }
+
+  toggleThread(row, on) {
+    const all = state.trace.threads.map((t) => t.row);
+    const set = new Set(state.threads || all);
+    if (on) set.add(row);
+    else set.delete(row);
+    setThreads(set);
+  }
+
+  syncChecks() {
+    for (const lab of this.labels || []) {
+      const box = lab.querySelector("input");
+      box.checked = !state.threads || state.threads.has(Number(box.dataset.thread));
+    }
+  }
+
+  learnDepth(thread, tile) {
+    let d = 0;
+    for (const v of tile.rects.depth) if (v + 1 > d) d = v + 1;
+    for (const v of tile.merged.depth) if (v + 1 > d) d = v + 1;
+    if (d !== (this.depths.get(thread) || 0)) {
+      this.depths.set(thread, Math.max(d, 1));
+      this.layout();
+    }
+  }
+
+  invalidate() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.draw();
+    });
+  }
+
+  size(canvas, w, h) {
+    const dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+      canvas.style.width = w + "px";
+      canvas.style.height = h + "px";
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return ctx;
+  }
+
+  /** Canvas-area width in CSS px (the scroller's scrollbar stays uncovered). */
+  width() {
+    return Math.max(10, this.scroll.clientWidth - LABEL_W);
+  }
+
+  x(t) {
+    return ((t - this.view[0]) * this.width()) / (this.view[1] - this.view[0]);
+  }
+
+  t(x) {
+    return this.view[0] + (x * (this.view[1] - this.view[0])) / this.width();
+  }
+
+  draw() {
+    if (!state.trace || !this.root.offsetParent) return;
+    const W = this.width();
+    const H = Math.max(10, this.body.clientHeight);
+    this.canvas.style.left = LABEL_W + "px";
+    const ctx = this.size(this.canvas, W, H);
+    const c = colors();
+    ctx.fillStyle = c.bg;
+    ctx.fillRect(0, 0, W, H);
+    const [s, e] = this.span();
+    const level = levelFor(e - s, this.view[1] - this.view[0], W);
+    const [k0, k1] = tilesFor(s, e, level, this.view[0], this.view[1]);
+    const top = this.scroll.scrollTop;
+    ctx.font = c.font;
+    ctx.textBaseline = "middle";
+    for (const [i, row] of this.rows.entries()) {
+      const y = row.y - top;
+      if (y > H || y + row.h < 0) continue;
+      ctx.fillStyle = i % 2 ? c.alt : c.bg;
+      ctx.fillRect(0, y, W, row.h);
+      this.drawFrames(ctx, row, y, c);
+      const done = new Set();
+      for (let k = k0; k <= k1; k++) {
+        const tile = this.tiles.tile(row.thread, level, k);
+        if (!tile || done.has(tile)) continue;
+        done.add(tile);
+        this.drawTile(ctx, tile, row, y, c, W);
+      }
+      if (state.selected >= 0) this.drawHighlight(ctx, row, y, level, k0, k1, c);
+      ctx.fillStyle = c.grid;
+      ctx.fillRect(0, y + row.h - 1, W, 1);
+    }
+    this.drawRange(ctx, H, c);
+    this.drawAxis(c);
+  }
+
+  drawFrames(ctx, row, y, c) {
+    const f = state.frames;
+    if (!f || f.thread !== row.thread) return;
+    const calls = f.calls;
+    for (let i = 0; i < calls.start_us.length; i++) {
+      const x0 = this.x(calls.start_us[i]);
+      const x1 = this.x(calls.end_us[i]);
+      if (x1 < 0 || x0 > this.width()) continue;
+      ctx.fillStyle = c.frameBg;
+      ctx.fillRect(x0, y, Math.max(x1 - x0, 2), row.h);
+      ctx.fillStyle = c.frame;
+      ctx.fillRect(x0, y, Math.max(x1 - x0, 2), 2);
+    }
+  }
+
+  drawTile(ctx, tile, row, y, c, W) {
+    const scale = W / (this.view[1] - this.view[0]);
+    const v0 = this.view[0];
+    const m = tile.merged;
+    ctx.fillStyle = c.merged;
+    for (let i = 0; i < m.start.length; i++) {
+      if (m.depth[i] >= row.depth) continue;
+      const x0 = (m.start[i] - v0) * scale;
+      const x1 = (m.end[i] - v0) * scale;
+      if (x1 < 0 || x0 > W) continue;
+      ctx.fillRect(x0, y + PAD + m.depth[i] * STRIP + 2, Math.max(x1 - x0, 1), STRIP - 5);
+    }
+    const r = tile.rects;
+    const searching = state.matches !== null;
+    const charW = c.charW;
+    for (let i = 0; i < r.start.length; i++) {
+      const d = r.depth[i];
+      if (d >= row.depth) continue;
+      let x0 = (r.start[i] - v0) * scale;
+      let x1 = (r.end[i] - v0) * scale;
+      if (x1 < 0 || x0 > W) continue;
+      x0 = Math.max(x0, -2);
+      x1 = Math.min(x1, W + 2);
+      const w = Math.max(x1 - x0, 1);
+      const yy = y + PAD + d * STRIP;
+      const method = r.method[i];
+      const col = methodColor(method);
+      const dim = searching && !isMatch(method);
+      ctx.fillStyle = dim ? faded(col) : col;
+      ctx.fillRect(x0, yy, w, STRIP - 1);
+      if (w > 3 && !dim) {
+        ctx.fillStyle = c.edge;
+        ctx.fillRect(x0 + w - 1, yy, 1, STRIP - 1);
+      }
+      if (method === state.selected) {
+        ctx.strokeStyle = c.sel;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x0 + 1, yy + 1, Math.max(w - 2, 1), STRIP - 3);
+      }
+      if (w > 24) {
+        const n = Math.floor((w - 6) / charW);
+        if (n >= 3) {
+          let text = shortName(method);
+          if (text.length > n) text = text.slice(0, n - 1) + "…";
+          ctx.fillStyle = dim ? c.dimText : textColorOn(col);
+          ctx.fillText(text, Math.max(x0, 0) + 3, yy + STRIP / 2);
+        }
+      }
+    }
+  }
+
+  drawHighlight(ctx, row, y, level, k0, k1, c) {
+    ctx.fillStyle = c.sel;
+    const yy = y + PAD + row.depth * STRIP + 1;
+    for (let k = k0; k <= k1; k++) {
+      const h = this.tiles.highlight(state.selected, row.thread, level, k);
+      if (!h) continue;
+      for (let i = 0; i < h.start.length; i++) {
+        const x0 = this.x(h.start[i]);
+        const x1 = this.x(h.end[i]);
+        if (x1 < 0 || x0 > this.width()) continue;
+        ctx.fillRect(x0, yy, Math.max(x1 - x0, 1.5), 3);
+      }
+    }
+  }
+
+  drawRange(ctx, H, c) {
+    const r = this.drag && this.drag.mode === "range" ? this.drag.range : state.range;
+    if (!r) return;
+    const x0 = this.x(r[0]);
+    const x1 = this.x(r[1]);
+    ctx.fillStyle = c.shade;
+    ctx.fillRect(0, 0, Math.max(0, x0), H);
+    ctx.fillRect(x1, 0, Math.max(0, this.width() - x1), H);
+    ctx.fillStyle = c.rangeEdge;
+    ctx.fillRect(x0, 0, 1, H);
+    ctx.fillRect(x1, 0, 1, H);
+  }
+
+  drawAxis(c) {
+    const W = this.width();
+    const ctx = this.size(this.axis, W, AXIS_H);
+    ctx.fillStyle = c.axisBg;
+    ctx.fillRect(0, 0, W, AXIS_H);
+    const base = state.trace.time.start_us;
+    const usPerPx = (this.view[1] - this.view[0]) / W;
+    const step = niceStep(usPerPx, 100);
+    ctx.font = c.font;
+    ctx.textBaseline = "middle";
+    ctx.fillStyle = c.text;
+    const first = Math.ceil((this.view[0] - base) / step) * step;
+    for (let v = first; base + v <= this.view[1]; v += step) {
+      const x = Math.round(this.x(base + v)) + 0.5;
+      ctx.fillRect(x, AXIS_H - 7, 1, 7);
+      ctx.fillText(fmtTick(v, step), x + 3, AXIS_H / 2 - 2);
+    }
+    const d = this.drag;
+    const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : state.range;
+    if (r) {
+      ctx.fillStyle = c.rangeFill;
+      ctx.fillRect(this.x(r[0]), 0, this.x(r[1]) - this.x(r[0]), AXIS_H);
+    }
+    const clock = state.trace.timeline_clock === "cpu" ? "thread CPU" : "wall";
+    this.corner.textContent = fmtDuration(this.view[1] - this.view[0]) + " · " + clock;
+  }
+
+  onWheel(e) {
+    e.preventDefault();
+    const rect = this.canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      const d = ((e.deltaX || e.deltaY) * (this.view[1] - this.view[0])) / this.width();
+      this.setView(this.view[0] + d, this.view[1] + d);
+      return;
+    }
+    const f = Math.exp(e.deltaY * 0.0025);
+    const t = this.t(x);
+    this.setView(t - (t - this.view[0]) * f, t + (this.view[1] - t) * f);
+  }
+
+  onDown(e, where) {
+    if (e.button !== 0) return;
+    const rect = (where === "axis" ? this.axis : this.canvas).getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    const t = this.t(x);
+    let mode = "pan";
+    if (where === "axis") mode = "zoom";
+    else if (e.shiftKey) mode = "range";
+    this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect };
+    if (where === "canvas") this.canvas.focus();
+    e.preventDefault();
+  }
+
+  onDrag(e) {
+    const d = this.drag;
+    if (!d) return;
+    const dx = e.clientX - d.x0;
+    if (Math.abs(dx) > 3 || Math.abs(e.clientY - d.y0) > 3) d.moved = true;
+    if (!d.moved) return;
+    if (d.mode === "pan") {
+      const dt = (dx * (d.view[1] - d.view[0])) / this.width();
+      this.setView(d.view[0] - dt, d.view[1] - dt);
+      this.scroll.scrollTop -= e.movementY || 0;
+    } else {
+      const t = this.t(e.clientX - d.rect.left);
+      d.range = [Math.min(d.t0, t), Math.max(d.t0, t)];
+      this.invalidate();
+    }
+  }
+
+  onUp(e) {
+    const d = this.drag;
+    if (!d) return;
+    this.drag = null;
+    if (d.mode === "zoom" && d.moved && d.range) this.setView(d.range[0], d.range[1]);
+    else if (d.mode === "range" && d.moved && d.range) setRange(d.range);
+    else if (!d.moved && d.mode === "pan") {
+      const hit = this.hitTest(e.clientX - d.rect.left, e.clientY - d.rect.top);
+      select(hit && hit.method !== undefined ? hit.method : -1);
+    }
+    this.invalidate();
+  }
+
+  onKey(e) {
+    if (!this.root.offsetParent || e.ctrlKey || e.metaKey || e.altKey) return;
+    const tag = e.target && e.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    if (this.single !== null && document.activeElement !== this.canvas) return;
+    const active = document.activeElement;
+    if (this.single === null && active && active.classList.contains("tl-canvas") && active !== this.canvas) return;
+    const [v0, v1] = this.view;
+    const w = v1 - v0;
+    const k = e.key.toLowerCase();
+    const mid = this.hover ? this.hover.t : (v0 + v1) / 2;
+    if (k === "w" || k === "arrowup") this.setView(mid - (mid - v0) * 0.7, mid + (v1 - mid) * 0.7);
+    else if (k === "s" || k === "arrowdown") this.setView(mid - (mid - v0) / 0.7, mid + (v1 - mid) / 0.7);
+    else if (k === "a" || k === "arrowleft") this.setView(v0 - w * 0.15, v1 - w * 0.15);
+    else if (k === "d" || k === "arrowright") this.setView(v0 + w * 0.15, v1 + w * 0.15);
+    else if (k === "0") this.resetView();
+    else return;
+    e.preventDefault();
+  }
+
+  /** The strip under canvas point (x, y): {call, method, start, end} or {merged, count}. */
+  hitTest(x, y) {
+    const yy = y + this.scroll.scrollTop;
+    const row = this.rows.find((r) => yy >= r.y && yy < r.y + r.h);
+    if (!row) return null;
+    const depth = Math.floor((yy - row.y - PAD) / STRIP);
+    if (depth < 0 || depth >= row.depth) return null;
+    const [s, e] = this.span();
+    const W = this.width();
+    const level = levelFor(e - s, this.view[1] - this.view[0], W);
+    const t = this.t(x);
+    const slack = (this.view[1] - this.view[0]) / W;
+    const [k] = tilesFor(s, e, level, t, t);
+    const tile = this.tiles.tile(row.thread, level, k);
+    if (!tile) return null;
+    const r = tile.rects;
+    let best = null;
+    for (let i = 0; i < r.start.length; i++) {
+      if (r.depth[i] !== depth || r.start[i] > t + slack || r.end[i] < t - slack) continue;
+      if (!best || r.end[i] - r.start[i] < best.end - best.start) {
+        best = { call: r.call[i], method: r.method[i], start: r.start[i], end: r.end[i], thread: row.thread };
+      }
+    }
+    if (best) return best;
+    const m = tile.merged;
+    for (let i = 0; i < m.start.length; i++) {
+      if (m.depth[i] === depth && m.start[i] <= t + slack && m.end[i] >= t - slack) {
+        return { merged: true, count: m.count[i], start: m.start[i], end: m.end[i], thread: row.thread };
+      }
+    }
+    return null;
+  }
+
+  onHover(e) {
+    if (this.drag) return;
+    const rect = this.canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    const hit = this.hitTest(x, e.clientY - rect.top);
+    this.hover = { t: this.t(x) };
+    if (!hit) return this.hideTip();
+    const key = hit.merged ? "m" + hit.start : "c" + hit.call;
+    if (this.tipKey !== key) {
+      this.tipKey = key;
+      this.fillTip(hit);
+    }
+    const rootRect = this.root.getBoundingClientRect();
+    let left = e.clientX - rootRect.left + 14;
+    if (left + 340 > rootRect.width) left = Math.max(0, e.clientX - rootRect.left - 350);
+    this.tip.style.left = left + "px";
+    this.tip.style.top = e.clientY - rootRect.top + 16 + "px";
+    this.tip.hidden = false;
+  }
+
+  hideTip() {
+    this.tip.hidden = true;
+    this.tipKey = null;
+  }
+
+  fillTip(hit) {
+    const gen = ++this.tipGen;
+    const base = state.trace.time.start_us;
+    if (hit.merged) {
+      setChildren(
+        this.tip,
+        el("div", { class: "tip-title" }, hit.count + " calls too short to draw at this zoom"),
+        el("div", null, "from " + fmtDuration(hit.start - base) + " to " + fmtDuration(hit.end - base) + "; zoom in to see them"),
+      );
+      return;
+    }
+    const lines = el("div", { class: "tip-grid" }, "loading…");
+    setChildren(
+      this.tip,
+      el("div", { class: "tip-title" }, label(hit.method)),
+      el("div", null, "start " + fmtDuration(hit.start - base) + " · duration " + fmtDuration(hit.end - hit.start)),
+      lines,
+    );
+    api.get("/api/call/" + hit.call).then(
+      (call) => {
+        if (gen !== this.tipGen) return;
+        const row = (name, incl, excl) =>
+          incl === null || incl === undefined ? [] : [el("span", null, name), el("span", null, "incl " + fmtDuration(incl)), el("span", null, "excl " + fmtDuration(excl))];
+        const cells = [
+          ...row("CPU", call.incl_cpu_us, call.excl_cpu_us),
+          ...row("Real", call.incl_wall_us, call.excl_wall_us),
+        ];
+        if (call.off_cpu_us !== null && call.off_cpu_us !== undefined) {
+          cells.push(el("span", null, "Off-CPU"), el("span", null, fmtDuration(call.off_cpu_us)), el("span"));
+        }
+        setChildren(lines, cells);
+        if (call.flags && call.flags.length) lines.after(el("div", { class: "tip-flags" }, call.flags.join(", ")));
+      },
+      (err) => {
+        if (gen === this.tipGen) setChildren(lines, api.failureNote(err));
+      },
+    );
+  }
+}
