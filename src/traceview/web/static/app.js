@@ -190,7 +190,7 @@ function wireSplitter() {
 
 function buildViews() {
   views.timeline = new Timeline($("timeline"));
-  const zoomTo = (t0, t1) => views.timeline.zoomTo(t0, t1);
+  const zoomTo = (t0, t1, thread) => views.timeline.zoomTo(t0, t1, thread);
   views.profile = new ProfileTable($("tab-profile"));
   views.flame = new FlameGraph($("tab-flame"));
   views.topdown = new CallTree($("tab-topdown"), "topdown");

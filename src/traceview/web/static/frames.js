@@ -76,7 +76,7 @@ export class FrameBudget {
           title: "Click to zoom the timeline to this call",
           onclick: () => {
             select(c.method[i]);
-            this.zoomTo(c.start_us[i], c.end_us[i]);
+            this.zoomTo(c.start_us[i], c.end_us[i], d.thread);
           },
         },
         el("div", { class: "num" }, fmtDuration(c.start_us[i] - base)),

@@ -93,9 +93,16 @@ export class Timeline {
     this.invalidate();
   }
 
-  zoomTo(t0, t1) {
+  /** Zoom to [t0, t1] (with a margin); with `thread`, scroll that thread's row into view. */
+  zoomTo(t0, t1, thread) {
     const pad = (t1 - t0) * 0.05 || 1;
     this.setView(t0 - pad, t1 + pad);
+    const row = this.rows.find((r) => r.thread === thread);
+    if (row) {
+      const top = this.scroll.scrollTop;
+      const h = this.scroll.clientHeight;
+      if (row.y < top || row.y + Math.min(row.h, h) > top + h) this.scroll.scrollTop = row.y;
+    }
   }
 
   setView(v0, v1) {
@@ -142,7 +149,7 @@ export class Timeline {
     box.dataset.thread = String(t.row);
     return el(
       "div",
-      { class: "tl-label" + (t.main ? " main" : ""), style: `top:${row.y}px;height:${row.h}px`, title: String(t.label) },
+      { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: String(t.label) },
       box,
       el("span", { class: "tl-name" }, String(t.label)),
       el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
@@ -161,6 +168,7 @@ export class Timeline {
     for (const lab of this.labels || []) {
       const box = lab.querySelector("input");
       box.checked = !state.threads || state.threads.has(Number(box.dataset.thread));
+      lab.classList.toggle("off", !box.checked);
     }
   }
 
