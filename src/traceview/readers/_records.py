@@ -20,7 +20,10 @@ I64 = npt.NDArray[np.int64]
 WRAP = 1 << 32
 HALF = 1 << 31
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
-_LUT_MAX = 1 << 22  # method-id lookup tables up to 16 MiB; sparse ids use searchsorted
+_LUT_MAX = 1 << 22
+_EMPTY = np.empty(
+    0, dtype=np.int64
+)  # method-id lookup tables up to 16 MiB; sparse ids use searchsorted
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class RecordDecoder:
         self.times = {c: np.empty(capacity, dtype=np.int64) for c in layout.clocks}
         # threads: a 65536-entry table tid -> row; key tids > 0xFFFF also answer to tid & 0xFFFF
         self.thread_ids = list(thread_ids)
-        self.tlut = np.full(1 << 16, -1, dtype=np.int64)
+        self.tlut = np.full(1 << 16, -1, dtype=np.int32)
         small = [(r, t) for r, t in enumerate(thread_ids) if 0 <= t <= 0xFFFF]
         for r, t in small:
             self.tlut[t] = r
@@ -84,18 +87,19 @@ class RecordDecoder:
         keys = np.array([m >> 2 for m in method_ids], dtype=np.uint64)
         self.mlo = int(keys.min()) if len(keys) else 0
         span = int(keys.max()) - self.mlo + 1 if len(keys) else 1
-        self.mlut: I64 | None = None
-        if span <= max(1 << 16, min(_LUT_MAX, 64 * len(keys))):
-            self.mlut = np.full(span, -1, dtype=np.int64)
+        self.mlut: npt.NDArray[np.int32] | None = None
+        if span <= max(1 << 12, min(_LUT_MAX, 64 * len(keys))):
+            self.mlut = np.full(span, -1, dtype=np.int32)
             self.mlut[(keys - np.uint64(self.mlo)).astype(np.int64)] = np.arange(len(keys))
         self.sorted_ids = np.empty(0, dtype=np.uint64)
         self.sorted_rows = np.empty(0, dtype=np.int64)
         if self.mlut is None:
             self._add_sorted(keys, np.arange(len(keys)))
-        # per-thread carries for each clock: last unwrapped µs (-1 unseen), running max, first
-        self.last = {c: np.full(1 << 16, -1, dtype=np.int64) for c in layout.clocks}
-        self.cmax = {c: np.zeros(1 << 16, dtype=np.int64) for c in layout.clocks}
-        self.first = {c: np.full(1 << 16, -1, dtype=np.int64) for c in layout.clocks}
+        # per-thread-row carries for each clock: last unwrapped µs (-1 unseen), running max, first
+        self.last: dict[str, I64] = {}
+        self.cmax: dict[str, I64] = {}
+        self.first: dict[str, I64] = {}
+        self._grow_carries(max(16, len(self.thread_ids)))
         self.wraps = 0
         self.backwards = 0
         self.bad_actions = 0
@@ -141,7 +145,9 @@ class RecordDecoder:
             order = np.argsort(tid, kind="stable")
             st = tid[order]
             starts = np.flatnonzero(np.concatenate(([True], st[1:] != st[:-1])))
-        gtid = st[starts].astype(np.int64)
+        gtid = self.tlut[st[starts]].astype(np.int64)  # thread row of each group
+        if len(self.thread_ids) > len(self.cmax[self.layout.clocks[0]]):
+            self._grow_carries(2 * len(self.thread_ids))
         for i, clock in enumerate(self.layout.clocks):
             raw = rec[f"t{i}"]
             r = (raw[order] if order is not None else raw).astype(np.int64)
@@ -151,6 +157,13 @@ class RecordDecoder:
                 self.times[clock][s:e] = val
             else:
                 self.times[clock][s:e][order] = val
+
+    def _grow_carries(self, size: int) -> None:
+        for c in self.layout.clocks:
+            old = len(self.last.get(c, ()))
+            self.last[c] = np.concatenate([self.last.get(c, _EMPTY), np.full(size - old, -1)])
+            self.cmax[c] = np.concatenate([self.cmax.get(c, _EMPTY), np.zeros(size - old, int)])
+            self.first[c] = np.concatenate([self.first.get(c, _EMPTY), np.full(size - old, -1)])
 
     def _threads(self, tid: npt.NDArray[np.uint16], s: int, e: int) -> None:
         rows = self.tlut[tid]
@@ -186,7 +199,7 @@ class RecordDecoder:
             k = keys.astype(np.int64) - self.mlo
             lo, hi = int(k.min()), int(k.max())
             if lo >= 0 and hi < len(self.mlut):
-                rows = self.mlut[k]
+                rows = self.mlut[k].astype(np.int64)
             else:
                 inside = (k >= 0) & (k < len(self.mlut))
                 rows[inside] = self.mlut[k[inside]]

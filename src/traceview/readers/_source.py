@@ -45,14 +45,16 @@ class Source:
         return self.read(0, self.size)
 
     def records(
-        self, offset: int, count: int, dtype: np.dtype[np.void], chunk_bytes: int = CHUNK_BYTES
+        self, offset: int, count: int, dtype: np.dtype[np.void], chunk_bytes: int | None = None
     ) -> Iterator[np.ndarray]:
         """`count` records of `dtype` from `offset`, as structured arrays of at most ~chunk_bytes.
 
         For a file source the arrays share one buffer: use each before asking for the next.
         """
         size = dtype.itemsize
-        per = max(1, chunk_bytes // size)
+        if count <= 0:
+            return
+        per = max(1, (chunk_bytes or CHUNK_BYTES) // size)
         if self.data is not None:
             whole = np.frombuffer(self.data, dtype=dtype, count=count, offset=offset)
             for at in range(0, count, per):

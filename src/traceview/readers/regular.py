@@ -7,6 +7,8 @@ the file into preallocated columns (`Source.records`, `RecordDecoder`).
 
 from __future__ import annotations
 
+import struct
+
 from traceview.model import Diagnostic, Trace, TraceFormatError, Variant
 from traceview.readers._assemble import assemble, layout_for, parse_data_header, resolve_clock
 from traceview.readers._header import KeyText, find_key_end, parse_key
@@ -14,6 +16,7 @@ from traceview.readers._records import RecordDecoder
 from traceview.readers._source import Source
 
 _HEAD = 1 << 20
+_TEXT = 64 << 20
 
 
 def read_key(src: Source, diags: list[Diagnostic], *, where: str = "key section") -> KeyText:
@@ -53,6 +56,18 @@ def read_data(
 ) -> Trace:
     """Decode the data section at `offset` of `src` with the (optional) key."""
     head = src.read(offset, 64)
+    if not _consistent(head, src.size - offset):
+        fixed = _unmangle(src.read(offset, src.size - offset) if src.size - offset < _TEXT else b"")
+        if fixed is not None and _consistent(fixed[:64], len(fixed)):
+            diags.append(
+                Diagnostic(
+                    "text-mangled-data",
+                    "the data section was saved as text (cp1252 bytes re-encoded as UTF-8); "
+                    "decoded back to the original bytes (offsets below refer to those)",
+                    offset=offset,
+                )
+            )
+            src, offset, head = Source(fixed), 0, fixed[:64]
     hdr = parse_data_header(head, offset, diags)
     version = hdr.version
     if version not in (1, 2, 3):
@@ -113,3 +128,30 @@ def read_data(
         source=source,
         declared_threads={t: n for t, n in threads.items()},
     )
+
+
+def _consistent(head: bytes, size: int) -> bool:
+    """A v1-3 data header whose record size divides the data length exactly."""
+    if len(head) < 18 or head[:4] != b"SLOW":
+        return False
+    version, offset, _, rs = struct.unpack_from("<HHQH", head, 4)
+    if version not in (1, 2, 3) or offset < 16 or offset > size:
+        return False
+    rs = {1: 9, 2: 10}.get(int(version), int(rs))
+    return bool(9 <= rs <= 32 and (size - offset) % rs == 0)
+
+
+def _unmangle(raw: bytes) -> bytes | None:
+    """Undo a text editor's cp1252/latin-1 -> UTF-8 re-encoding of binary data, if it was one."""
+    if raw.isascii():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            return text.encode(encoding)
+        except UnicodeEncodeError:
+            continue
+    return None
