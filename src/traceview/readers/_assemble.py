@@ -298,7 +298,11 @@ def _sampling(dec: RecordDecoder) -> tuple[bool, float | None]:
     if d is None or len(d) < 20:
         return False, None
     nonzero = d[d > 0]
-    if len(nonzero) < 5 or np.mean(d == 0) < 0.2:
+    ties = float(np.mean(d == 0))
+    if len(nonzero) < 5:
+        # only ties: one sample of every stack (e.g. a sampled trace whose buffer filled at once)
+        return ties >= 0.9, None
+    if ties < 0.2:
         return False, None
     low = float(np.percentile(nonzero, 20))
     if low < 100:
