@@ -172,9 +172,10 @@ def _times(
         dwall = dwall.copy()
         where = np.flatnonzero(idle)
         if len(where) and end > start + span:
-            weight = rng.exponential(size=len(where))
+            weight = rng.uniform(0.2, 1.8, len(where))
             extra = np.floor((end - start - span) * weight / weight.sum()).astype(np.int64)
-            dwall[where] += extra
+            # one V1 time step must stay below 2^31 µs so readers can unwrap the u32 times
+            dwall[where] += np.minimum(extra, (1 << 31) - dwall[where])
         cpu = np.cumsum(dcpu)
         wall = np.cumsum(dwall)
         cpus.append(cpu - (cpu[0] if len(cpu) else 0))

@@ -61,11 +61,11 @@ MAIN = ThreadKind(
     "main",
     1.0,
     body=(
-        (ui.poll, 0.40),
-        (ui.frame, 0.38),
-        (ui.click, 0.05),
-        (ui.live_data, 0.09),
-        (ui.parse_failure, 0.08),
+        (ui.poll, 0.1),
+        (ui.frame, 0.6),
+        (ui.click, 0.08),
+        (ui.live_data, 0.12),
+        (ui.parse_failure, 0.1),
     ),
     base=(
         "com.android.internal.os.ZygoteInit.main([Ljava/lang/String;)V",

@@ -32,6 +32,8 @@ def poll(b: CallBuilder) -> None:
 
 
 def _loop_once(b: CallBuilder) -> None:
+    """Wait for the next message (every message follows a poll), then start dispatching it."""
+    poll(b)
     b.enter(A + "os.Looper.loopOnce(Landroid/os/Looper;JI)Z")
     b.work(b.u(2, 8))
     b.enter(A + "os.Handler.dispatchMessage(Landroid/os/Message;)V")

@@ -1,0 +1,142 @@
+"""Writer round trips: write(read(write(t))) gives the same bytes for every V1 variant, version,
+clock and option, and the read trace carries the same events as the one written."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from traceview import load
+from traceview.model import Trace
+from traceview.writer import generate, write
+
+VARIANTS = ("regular", "data-only", "streaming", "streaming-nosummary")
+CLOCK_VERSIONS = [("dual", 3), ("thread-cpu", 1), ("thread-cpu", 2), ("wall", 1), ("wall", 2)]
+CLOCK_VERSIONS += [("global", 1), ("global", 2)]
+
+
+def _bytes(trace: Trace, **kw: Any) -> bytes:
+    buf = io.BytesIO()
+    assert write(trace, buf, **kw) == []
+    return buf.getvalue()
+
+
+def _same_events(a: Trace, b: Trace) -> None:
+    ea, eb = a.events, b.events
+    assert np.array_equal(ea.action, eb.action)
+    ids_a, ids_b = a.threads.id[ea.thread], b.threads.id[eb.thread]
+    assert np.array_equal(ids_a, ids_b)
+    names_a = np.array(a.methods.name, dtype=object)[ea.method]
+    names_b = np.array(b.methods.name, dtype=object)[eb.method]
+    assert np.array_equal(names_a, names_b)
+    for clock in a.clocks:
+        assert np.array_equal(ea.time(clock), eb.time(clock)), clock
+
+
+@pytest.fixture(scope="module")
+def traces() -> dict[tuple[str, str], Trace]:
+    out = {}
+    for style in ("art", "dalvik"):
+        for clock in ("dual", "thread-cpu", "wall", "global"):
+            t = generate(records=2500, threads=5, seed=11, clock=clock, style=style)  # type: ignore[arg-type]
+            t.validate()
+            out[style, clock] = t
+    return out
+
+
+@pytest.mark.parametrize("style", ["art", "dalvik"])
+@pytest.mark.parametrize(("clock", "version"), CLOCK_VERSIONS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_round_trip_bytes(
+    traces: dict[tuple[str, str], Trace], style: str, clock: str, version: int, variant: str
+) -> None:
+    trace = traces[style, clock]
+    kw: dict[str, Any] = {"variant": variant, "version": version, "style": style}
+    first = _bytes(trace, **kw)
+    back = load(first)
+    back.validate()
+    assert _bytes(back, **kw) == first
+    if variant in ("regular", "streaming"):
+        assert back.header.clock == clock
+        assert back.header.vm == ("dalvik" if style == "dalvik" else "art")
+        _same_events(trace, back)
+        assert back.header.variant == variant
+
+
+def test_split_pair_round_trip(tmp_path: Path, traces: dict[tuple[str, str], Trace]) -> None:
+    trace = traces["art", "dual"]
+    key, data = write(trace, tmp_path / "t.trace", variant="split")
+    assert (key.name, data.name) == ("t.key", "t.data")
+    assert data.read_bytes()[:4] == b"SLOW"
+    back = load(tmp_path / "t")
+    back.validate()
+    assert back.header.variant == "split"
+    _same_events(trace, back)
+    again = write(back, tmp_path / "u", variant="split")
+    assert [p.read_bytes() for p in again] == [key.read_bytes(), data.read_bytes()]
+    # a split pair is the regular file cut in two
+    assert key.read_bytes() + data.read_bytes() == _bytes(trace, variant="regular")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"data_offset": 16, "version": 2, "clock": "wall"},
+        {"record_size": 18},
+        {"record_size": 20, "variant": "streaming"},
+        {"overflow": True},
+        {"style": "dalvik", "variant": "streaming"},
+    ],
+)
+def test_options_round_trip(traces: dict[tuple[str, str], Trace], options: dict[str, Any]) -> None:
+    trace = traces["art", "dual"]
+    first = _bytes(trace, **options)
+    back = load(first)
+    back.validate()
+    assert _bytes(back, **options) == first
+    if "record_size" in options:
+        assert back.header.record_size == options["record_size"]
+    if options.get("overflow"):
+        assert back.header.overflow
+        assert b"data-file-overflow=true\n" in first
+
+
+def test_unknown_options_are_kept(traces: dict[tuple[str, str], Trace]) -> None:
+    from dataclasses import replace
+
+    trace = traces["art", "dual"]
+    opts = {"vm": "art", "my-vendor-key": "42", "clock": "wall", "num-method-calls": "1"}
+    odd = replace(trace, header=replace(trace.header, options=opts))
+    text = _bytes(odd).split(b"*threads\n")[0].decode()
+    lines = text.splitlines()[2:]
+    assert lines[:4] == ["vm=art", "my-vendor-key=42", "clock=dual", f"num-method-calls={2500}"]
+    assert "data-file-overflow=false" in lines
+    assert load(_bytes(odd)).header.options["my-vendor-key"] == "42"
+
+
+def test_past_the_32_bit_wrap() -> None:
+    trace = generate(records=5000, threads=3, seed=2, duration_us=6_000_000_000)
+    assert trace.events.wall is not None
+    assert int(trace.events.wall.max()) > (1 << 32) * 1000
+    data = _bytes(trace)
+    back = load(data)
+    back.validate()
+    _same_events(trace, back)
+    assert _bytes(back) == data
+
+
+def test_v2_ids_are_renumbered_for_v1(traces: dict[tuple[str, str], Trace]) -> None:
+    from dataclasses import replace
+
+    trace = traces["art", "dual"]
+    wide = np.arange(len(trace.methods), dtype=np.uint64) * np.uint64(24) + np.uint64(0x7F00_0000_1000)
+    big = replace(trace, methods=replace(trace.methods, id=wide))
+    with pytest.raises(ValueError, match="32 bits"):
+        write(big, io.BytesIO(), renumber=False)
+    back = load(_bytes(big))
+    back.validate()
+    _same_events(trace, back)
