@@ -133,7 +133,8 @@ def test_v2_ids_are_renumbered_for_v1(traces: dict[tuple[str, str], Trace]) -> N
     from dataclasses import replace
 
     trace = traces["art", "dual"]
-    wide = np.arange(len(trace.methods), dtype=np.uint64) * np.uint64(24) + np.uint64(0x7F00_0000_1000)
+    base = np.uint64(0x7F00_0000_1000)  # V2 ids are 64-bit ArtMethod* pointers
+    wide = np.arange(len(trace.methods), dtype=np.uint64) * np.uint64(24) + base
     big = replace(trace, methods=replace(trace.methods, id=wide))
     with pytest.raises(ValueError, match="32 bits"):
         write(big, io.BytesIO(), renumber=False)
