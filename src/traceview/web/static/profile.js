@@ -48,7 +48,7 @@ export class ProfileTable {
     this.banner = el("div", { class: "pt-banner", hidden: true });
     this.scroll = el("div", { class: "pt-scroll", tabindex: "0" }, this.head, this.inner);
     setChildren(root, this.banner, this.scroll);
-    this.scroll.addEventListener("scroll", () => this.render());
+    this.scroll.addEventListener("scroll", () => this.render(false));
     this.scroll.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroll);
     on("trace", () => this.reload(true));
@@ -116,12 +116,27 @@ export class ProfileTable {
     this.rebuild();
   }
 
-  value(i, col) {
+  /** `order` (profile indices) sorted by column `col` in direction `dir`, ties by server rank. */
+  sorted(order, col, dir) {
     const M = this.data.methods;
-    if (col === "name") return String(label(M.method[i])).toLowerCase();
-    if (col === "calls") return M.calls[i] + M.recursive_calls[i];
-    const spec = COLUMNS.find((c) => c[0] === col);
-    return M[spec[4]][i] ?? -Infinity;
+    if (col === "name") {
+      const names = state.lowerLabels;
+      return order.sort((a, b) => {
+        const x = names[M.method[a]];
+        const y = names[M.method[b]];
+        return (x < y ? -1 : x > y ? 1 : 0) * dir || a - b;
+      });
+    }
+    const n = M.method.length;
+    const v = new Float64Array(n);
+    if (col === "calls") for (let i = 0; i < n; i++) v[i] = M.calls[i] + M.recursive_calls[i];
+    else {
+      const src = M[COLUMNS.find((c) => c[0] === col)[4]];
+      for (let i = 0; i < n; i++) v[i] = src[i] ?? -Infinity;
+    }
+    const idx = Int32Array.from(order);
+    idx.sort((a, b) => (v[a] - v[b]) * dir || a - b);
+    return Array.from(idx);
   }
 
   sortBy(col) {
@@ -140,16 +155,7 @@ export class ProfileTable {
     if (this.data) {
       const M = this.data.methods;
       let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]));
-      if (this.sortKey) {
-        const key = this.sortKey;
-        const dir = this.sortDir;
-        const vals = new Map(order.map((i) => [i, this.value(i, key)]));
-        order.sort((a, b) => {
-          const va = vals.get(a);
-          const vb = vals.get(b);
-          return (va < vb ? -1 : va > vb ? 1 : 0) * dir || a - b;
-        });
-      }
+      if (this.sortKey) order = this.sorted(order, this.sortKey, this.sortDir);
       this.order = order;
       for (const i of order) {
         const m = M.method[i];
@@ -188,11 +194,16 @@ export class ProfileTable {
     );
   }
 
-  render() {
+  /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
+  render(force = true) {
     if (!this.template) return;
     const top = Math.max(0, this.scroll.scrollTop - this.head.offsetHeight);
-    const first = Math.max(0, Math.floor(top / ROW_H) - 4);
-    const last = Math.min(this.items.length, first + Math.ceil(this.scroll.clientHeight / ROW_H) + 8);
+    const want0 = Math.floor(top / ROW_H);
+    const want1 = want0 + Math.ceil(this.scroll.clientHeight / ROW_H) + 1;
+    if (!force && this.band && want0 >= this.band[0] && Math.min(want1, this.items.length) <= this.band[1]) return;
+    const first = Math.max(0, want0 - 15);
+    const last = Math.min(this.items.length, want1 + 15);
+    this.band = [first, last];
     const rows = [];
     for (let k = first; k < last; k++) rows.push(this.renderRow(this.items[k], k));
     if (!this.items.length) {

@@ -39,7 +39,7 @@ export class CallTree {
       el("span", { class: "muted hint" }, kind === "topdown" ? "Top-down: roots are the outermost calls" : "Bottom-up: roots are where self time is spent, children are their callers"),
     );
     setChildren(root, bar, this.msg, this.scroll);
-    this.scroll.addEventListener("scroll", () => this.render());
+    this.scroll.addEventListener("scroll", () => this.render(false));
     this.scroll.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroll);
     on("trace", () => this.invalidate());
@@ -125,11 +125,16 @@ export class CallTree {
     this.flatten();
   }
 
-  render() {
+  /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
+  render(force = true) {
     if (!this.rows) return;
     const top = Math.max(0, this.scroll.scrollTop - this.head.offsetHeight);
-    const first = Math.max(0, Math.floor(top / ROW_H) - 4);
-    const last = Math.min(this.rows.length, first + Math.ceil(this.scroll.clientHeight / ROW_H) + 8);
+    const want0 = Math.floor(top / ROW_H);
+    const want1 = want0 + Math.ceil(this.scroll.clientHeight / ROW_H) + 1;
+    if (!force && this.band && want0 >= this.band[0] && Math.min(want1, this.rows.length) <= this.band[1]) return;
+    const first = Math.max(0, want0 - 15);
+    const last = Math.min(this.rows.length, want1 + 15);
+    this.band = [first, last];
     const N = this.data ? this.data.nodes : null;
     const out = [];
     for (let k = first; k < last; k++) {
