@@ -202,7 +202,7 @@ def assemble(
     times = {c: col[:n] for c, col in dec.times.items()}
     elapsed = _elapsed(options)
     if "cpu" in times and "wall" in times:
-        cpu_span, wall_span = dec.spans("cpu"), dec.spans("wall")
+        cpu_span, wall_span = dec.clocks["cpu"].span(), dec.clocks["wall"].span()
         if cpu_span >= 10_000 and wall_span * 100 < cpu_span:
             times["wall"] *= 1000
             if elapsed is not None:
@@ -294,7 +294,7 @@ def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
 
 def _sampling(dec: RecordDecoder) -> tuple[bool, float | None]:
     """Guess sampling from per-thread steps: ties inside a sample, gaps of >= ~100 µs between."""
-    d = dec.sample_deltas
+    d = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
     if d is None or len(d) < 20:
         return False, None
     nonzero = d[d > 0]

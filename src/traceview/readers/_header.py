@@ -103,36 +103,43 @@ def parse_id(text: str) -> int | None:
     return value if value >= 0 else None
 
 
-def parse_method_line(
-    line: bytes, names: NameDecoder, *, with_id: bool = True
-) -> MethodLine | None:
-    """One `*methods` line (tab separated, 6-field Dalvik or 5-field ART) or None if no id."""
-    line = line.rstrip(b"\r\n")
-    parts = line.split(b"\t")
-    if with_id and len(parts) == 1 and b" " in line:
+def parse_method_line(line: str, *, with_id: bool = True) -> MethodLine | None:
+    """One decoded `*methods` line (6-field Dalvik or 5-field ART, tab separated) or None."""
+    line = line.rstrip("\r\n")
+    parts = line.split("\t")
+    if with_id and len(parts) == 1 and " " in line:
         parts = line.split()  # createtesttrace: separators became spaces
+    ident = 0
     if with_id:
-        ident = parse_id(parts[0].decode("ascii", "replace"))
-        if ident is None:
+        found = parse_id(parts[0])
+        if found is None:
             return None
+        ident = found
         parts = parts[1:]
-    else:
-        ident = 0
-    fields = [names.decode(p) for p in parts]
-    cls = fields[0] if fields else ""
+    n = len(parts)
+    cls = parts[0] if n else ""
     name = sig = source = ""
     line_no = -1
-    if len(fields) >= 3 and not fields[2].startswith("(") and _is_int(fields[2]):
-        source, line_no = fields[1], _int32(fields[2])  # traceview's (class, file, line) form
+    if n == 3 and not parts[2].startswith("(") and _is_int(parts[2]):
+        source, line_no = parts[1], _int32(parts[2])  # traceview's (class, file, line) form
     else:
-        name = fields[1] if len(fields) > 1 else ""
-        sig = fields[2] if len(fields) > 2 else ""
-        source = fields[3] if len(fields) > 3 else ""
-        if len(fields) > 4 and _is_int(fields[4]):
-            line_no = _int32(fields[4])
+        name = parts[1] if n > 1 else ""
+        sig = parts[2] if n > 2 else ""
+        source = parts[3] if n > 3 else ""
+        if n > 4 and _is_int(parts[4]):
+            line_no = _int32(parts[4])
     if source == "(null)":
         source = ""
     return MethodLine(ident, cls, name, sig, source, line_no)
+
+
+def _lines(raw: bytes, names: NameDecoder) -> list[str]:
+    """The lines of `raw`, decoded whole when it is UTF-8 (fast), else line by line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return [names.decode(line) for line in raw.split(b"\n")]
+    return text.split("\n")
 
 
 def parse_key(
@@ -143,11 +150,12 @@ def parse_key(
     key = KeyText(found_end=end is not None)
     stop = end if end is not None else len(data)
     key.end = stop
-    text = data[start:stop]
-    lines = text.split(b"\n")
-    if lines and lines[-1] == b"":
+    raw = data[start:stop]
+    names = NameDecoder()
+    lines = _lines(raw, names)
+    if lines and lines[-1] == "":
         lines.pop()
-    crlf = sum(1 for ln in lines if ln.endswith(b"\r"))
+    crlf = raw.count(b"\r\n")
     if crlf:
         diags.append(
             Diagnostic(
@@ -157,73 +165,60 @@ def parse_key(
                 count=crlf,
             )
         )
-    names = NameDecoder()
     section = ""
-    bad_lines = 0
-    first_bad: int | None = None
+    bad: list[str] = []
     dup_threads = dup_methods = 0
-    pos = start
     expect_version = False
-    for raw in lines:
-        here = pos
-        pos += len(raw) + 1
-        ln = raw.rstrip(b"\r")
-        if ln.startswith(b"*"):
+    for ln in lines:
+        ln = ln.rstrip("\r")
+        if ln.startswith("*"):
             word = ln[1:].strip().lower()
-            if word in (b"version", b"threads", b"methods", b"end"):
-                section = word.decode()
+            if word in ("version", "threads", "methods", "end"):
+                section = word
                 expect_version = section == "version"
                 continue
         if not ln.strip():
             continue
         if expect_version:
             expect_version = False
-            try:
+            if ln.strip().isdigit():
                 key.version = int(ln.strip())
                 continue
-            except ValueError:
-                pass
-        ok = True
-        if section == "version":
-            k, eq, v = ln.partition(b"=")
-            if eq:
-                key.options[names.decode(k.strip())] = names.decode(v.strip())
-            else:
-                ok = False
-        elif section == "threads":
-            tid_text, tab, name = ln.partition(b"\t")
-            if not tab:
-                tid_text, _, name = ln.strip().partition(b" ")
-            try:
-                tid = int(tid_text.strip())
-            except ValueError:
-                ok = False
-            else:
-                if tid in key.threads:
-                    dup_threads += 1
-                    del key.threads[tid]  # last wins; its row goes where the last one is
-                key.threads[tid] = names.decode(name)
-        elif section == "methods":
-            method = parse_method_line(ln, names)
+        if section == "methods":
+            method = parse_method_line(ln)
             if method is None:
-                ok = False
+                bad.append(ln)
             else:
                 if method.id in key.methods:
                     dup_methods += 1
-                    del key.methods[method.id]
+                    del key.methods[method.id]  # last wins; its row goes where the last one is
                 key.methods[method.id] = method
+        elif section == "threads":
+            tid_text, tab, name = ln.partition("\t")
+            if not tab:
+                tid_text, _, name = ln.strip().partition(" ")
+            if tid_text.strip().isdigit():
+                tid = int(tid_text)
+                if tid in key.threads:
+                    dup_threads += 1
+                    del key.threads[tid]
+                key.threads[tid] = name
+            else:
+                bad.append(ln)
+        elif section == "version" and "=" in ln:
+            k, _, v = ln.partition("=")
+            key.options[k.strip()] = v.strip()
         else:
-            ok = False
-        if not ok:
-            bad_lines += 1
-            first_bad = here if first_bad is None else first_bad
-    if bad_lines:
+            bad.append(ln)
+    if bad:
+        at = raw.find(bad[0].encode("utf-8", "surrogateescape"))
         diags.append(
             Diagnostic(
                 "bad-key-line",
-                f"{bad_lines} line(s) of the {where} could not be parsed and were skipped",
-                offset=first_bad,
-                count=bad_lines,
+                f"{len(bad)} line(s) of the {where} could not be parsed and were skipped "
+                f"(first: {bad[0][:60]!r})",
+                offset=start + at if at >= 0 else None,
+                count=len(bad),
             )
         )
     for what, n in (("thread", dup_threads), ("method", dup_methods)):

@@ -1,7 +1,7 @@
 """Random access to a trace's bytes: an in-memory buffer, or an open file read in chunks.
 
 The regular reader walks the data section through `records()` so a 140 MB file is decoded
-through one reusable 8 MB buffer instead of being held in memory next to its columns.
+through one reusable 2 MB buffer instead of being held in memory next to its columns.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, BinaryIO, cast
 
 import numpy as np
 
-CHUNK_BYTES = 8 << 20
+CHUNK_BYTES = 2 << 20
 
 
 class Source:

@@ -53,7 +53,7 @@ def read(data: bytes, *, source: str | None = None) -> Trace:
             (size,) = struct.unpack_from("<H", data, pos + 3)
             body, end = data[pos + 5 : pos + 5 + size], pos + 5 + size
             if end <= n:
-                m = _method_line(body, names)
+                m = _method_line(names.decode(body))
                 if m is not None:
                     if m.id in methods and methods[m.id] != m:
                         dup_methods += 1

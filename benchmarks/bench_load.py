@@ -1,0 +1,114 @@
+"""Load time and peak memory of `traceview.load` on large V1 v3 dual-clock regular traces.
+
+    python benchmarks/bench_load.py [--records 1000000 10000000] [--rounds 3]
+
+Writes each trace once with a small numpy writer local to this script (cached in
+benchmarks/out/): 32 threads interleaved record by record, 5000 methods with ART's dense ids,
+per-thread CPU and global wall times in µs. Then, per round, loads it in a fresh subprocess
+and reports the load time (wall and CPU) measured inside the child and its peak RSS (VmHWM,
+read by the child: wait4's ru_maxrss would include the parent's pages copied at fork), next to
+the file size and the peak RSS of a child that only imports traceview.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import OUT, machine, mib, run
+
+THREADS = 32
+METHODS = 5000
+BASE = (
+    "import sys, traceview\n"
+    "hwm = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+    "sys.stderr.write(str(int(hwm) * 1024))\n"
+)
+CHILD = (
+    "import resource, sys, time, traceview\n"
+    "r0 = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "t0 = time.perf_counter()\n"
+    "trace = traceview.load(sys.argv[1])\n"
+    "dt = time.perf_counter() - t0\n"
+    "r1 = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime\n"
+    "assert len(trace.events) == int(sys.argv[2]), len(trace.events)\n"
+    "hwm = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+    "sys.stderr.write(f'{dt:.6f} {cpu:.6f} {int(hwm) * 1024}')\n"
+)
+
+
+def write_trace(path: Path, records: int, seed: int = 7) -> None:
+    """A regular v3 dual trace of `records` records, written with numpy (no per-record loop)."""
+    rng = np.random.default_rng(seed)
+    lines = ["*version", "3", "data-file-overflow=false", "clock=dual", "vm=art", "pid=4242"]
+    lines.append(f"num-method-calls={records}")
+    lines.append("*threads")
+    lines += [f"{1 + i}\t{'main' if i == 0 else f'worker-{i}'}" for i in range(THREADS)]
+    lines.append("*methods")
+    for m in range(METHODS):
+        ident = f"{m << 2:#x}" if m else "0"
+        lines.append(f"{ident}\tcom.example.pkg{m % 41}.Class{m // 9}\tm{m % 9}\t()V\tC.java")
+    lines.append("*end")
+    key = ("\n".join(lines) + "\n").encode()
+    header = b"SLOW" + np.array([3, 32], "<u2").tobytes() + np.array([0], "<u8").tobytes()
+    header = (header + np.array([14], "<u2").tobytes()).ljust(32, b"\0")
+    rec = np.zeros(records, dtype=[("tid", "<u2"), ("mid", "<u4"), ("cpu", "<u4"), ("wall", "<u4")])
+    tid = rng.integers(0, THREADS, records)
+    rec["tid"] = tid + 1
+    rec["mid"] = (rng.integers(0, METHODS, records).astype(np.uint32) << 2) | (
+        rng.integers(0, 2, records).astype(np.uint32)
+    )
+    wall = np.cumsum(rng.integers(1, 12, records))
+    rec["wall"] = wall
+    order = np.argsort(tid, kind="stable")
+    step = rng.integers(0, 10, records)[order]
+    cpu_sorted = np.cumsum(step)
+    starts = np.flatnonzero(np.r_[True, tid[order][1:] != tid[order][:-1]])
+    cpu_sorted -= np.repeat(cpu_sorted[starts], np.diff(np.r_[starts, records]))
+    cpu = np.empty(records, dtype=np.int64)
+    cpu[order] = cpu_sorted
+    rec["cpu"] = cpu
+    with path.open("wb") as f:
+        f.write(key)
+        f.write(header)
+        f.write(rec.tobytes())
+
+
+def main() -> None:
+    """Generate (once) and load each size in fresh subprocesses; print one line per size."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--records", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    OUT.mkdir(exist_ok=True)
+    print(f"machine: {machine()}")
+    base = run([sys.executable, "-c", BASE])
+    print(f"python + import traceview alone: peak RSS {mib(int(base.stderr))}")
+    for n in args.records:
+        path = OUT / f"bench_load_v3_{n}.trace"
+        if not path.exists():
+            write_trace(path, n)
+        size = path.stat().st_size
+        runs = [run([sys.executable, "-c", CHILD, str(path), str(n)]) for _ in range(args.rounds)]
+        bad = [r for r in runs if r.status != 0]
+        if bad:
+            raise SystemExit(f"load failed: {bad[0].stderr}")
+        stats = [tuple(float(x) for x in r.stderr.split()) for r in runs]
+        wall = statistics.median(s[0] for s in stats)
+        cpu = statistics.median(s[1] for s in stats)
+        rss = max(s[2] for s in stats)  # VmHWM read by the child itself
+        print(
+            f"{n:>11,} records, file {mib(size)}: load {wall:.3f} s wall, {cpu:.3f} s CPU "
+            f"(median of {len(runs)}), peak RSS {mib(rss)} = {rss / size:.2f}x file"
+        )
+
+
+if __name__ == "__main__":
+    main()
