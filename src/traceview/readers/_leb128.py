@@ -43,26 +43,41 @@ class Lebs:
         return sign_extend(self.value, self.length, self.last)
 
 
+_MASK32 = np.array([0, 0x7F, 0x3FFF, 0x1FFFFF, 0xFFFFFFF], dtype=np.uint32)
+
+
 def decode(buf: U8) -> Lebs:
     """Decode every complete LEB128 in `buf` (unsigned bits; see `Lebs.signed`)."""
     buf = np.asarray(buf, dtype=np.uint8)
-    ends = np.flatnonzero(buf < 0x80).astype(np.int64)
+    ends = np.flatnonzero(buf < 0x80)
     n = len(ends)
     starts = np.empty(n, dtype=np.int64)
     if n:
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
     lengths = ends - starts + 1
-    value = (buf[starts] & 0x7F).astype(np.uint64)
-    active = np.flatnonzero(lengths > 1)
-    k = 1
-    while active.size and k < MAX_LEB_BYTES:
-        part = (buf[starts[active] + k] & 0x7F).astype(np.uint64)
-        value[active] |= part << np.uint64(7 * k)
-        active = active[lengths[active] > k + 1]
+    # Fast path for the first four bytes (28 bits, nearly every LEB): one unaligned u32
+    # gather per LEB, then squeeze out the continuation bits with shifts and masks.
+    padded = np.concatenate([buf, np.zeros(4, dtype=np.uint8)])
+    words = np.ndarray((len(buf) + 1,), dtype="<u4", buffer=padded, offset=0, strides=(1,))
+    w = words[starts]
+    low = (
+        (w & np.uint32(0x7F))
+        | ((w >> np.uint32(1)) & np.uint32(0x3F80))
+        | ((w >> np.uint32(2)) & np.uint32(0x1FC000))
+        | ((w >> np.uint32(3)) & np.uint32(0xFE00000))
+    )
+    low &= _MASK32[np.minimum(lengths, 4)]
+    value = low.astype(np.uint64)
+    longer = np.flatnonzero(lengths > 4)
+    k = 4
+    while longer.size and k < MAX_LEB_BYTES:
+        part = (buf[starts[longer] + k] & 0x7F).astype(np.uint64)
+        value[longer] |= part << np.uint64(7 * k)
+        longer = longer[lengths[longer] > k + 1]
         k += 1
     overlong = lengths > MAX_LEB_BYTES
-    last = buf[ends] if n else np.zeros(0, dtype=np.uint8)
+    last = buf[ends]
     return Lebs(start=starts, length=lengths, value=value, last=last, overlong=overlong)
 
 

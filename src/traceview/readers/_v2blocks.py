@@ -132,16 +132,16 @@ def _damage_text(b: Block, n: int, kept: int, want: int, have: int) -> str:
 
 
 def _segmented_cumsum(deltas: U64, counts: I64) -> U64:
-    """Cumulative sums restarting at every block (mod 2^64, as the writer's u64 math)."""
-    total = np.cumsum(deltas, dtype=np.uint64)
-    if len(total) == 0:
-        return total
-    ends = np.cumsum(counts)
-    base = np.zeros(len(counts), dtype=np.uint64)
-    nonempty = counts > 0
-    prev_end = (ends - counts)[nonempty]
-    base[nonempty] = np.where(prev_end > 0, total[np.maximum(prev_end - 1, 0)], 0).astype(np.uint64)
-    return total - np.repeat(base, counts)
+    """Cumulative sums restarting at every block (mod 2^64, as the writer's u64 math): each
+    block's first delta is lowered by the previous block's total, so one cumsum does it."""
+    if len(deltas) == 0:
+        return deltas.copy()
+    starts = (np.cumsum(counts) - counts)[counts > 0]
+    x = deltas.copy()
+    if len(starts) > 1:
+        totals = np.add.reduceat(deltas, starts, dtype=np.uint64)
+        x[starts[1:]] -= totals[:-1]
+    return np.cumsum(x, dtype=np.uint64)
 
 
 def _assemble_alpha(

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic, MethodTable, ThreadTable
+from traceview.readers._idmap import IdMap
 
 U64 = npt.NDArray[np.uint64]
 I32 = npt.NDArray[np.int32]
@@ -102,29 +103,24 @@ def build_methods(
     used: U64,
     id_shift: int,
     diags: list[Diagnostic],
-) -> tuple[MethodTable, U64]:
-    """Method rows: declared infos in file order (last text wins), then undeclared used ids
-    in ascending order. Returns the table and its id column sorted-index helper ids."""
+) -> tuple[MethodTable, I32]:
+    """Method rows: declared infos in file order (last text wins), then the ids records use
+    but no info declared, ascending. Returns the table and the row of every `used` id."""
     texts: dict[int, bytes] = {}
     dup = 0
     for _, ident, raw in infos:
         key = ident << id_shift
-        if key in texts and texts[key] != raw:
+        old = texts.get(key)
+        if old is not None and old != raw:
             dup += 1
         texts[key] = raw
-    kinds = [0, 0, 0]
-    cls: list[str] = []
-    name: list[str] = []
-    sig: list[str] = []
-    src: list[str] = []
-    line: list[int] = []
-    for raw in texts.values():
-        text, kind = decode_name(raw.rstrip(b"\n").rstrip(b"\r"))
-        kinds[kind] += 1
-        parts = text.split("\t")
-        _fields(parts, cls, name, sig, src, line)
     declared_ids = np.fromiter(texts.keys(), dtype=np.uint64, count=len(texts))
-    unknown = np.setdiff1d(np.unique(used), declared_ids)
+    rows = IdMap(declared_ids).lookup(used)
+    miss = rows < 0
+    unknown = np.unique(used[miss]) if miss.any() else np.zeros(0, dtype=np.uint64)
+    if len(unknown):
+        rows[miss] = len(declared_ids) + np.searchsorted(unknown, used[miss])
+    cls, name, sig, src, line, kinds = _parse_texts(list(texts.values()))
     for value in unknown.tolist():
         cls.append(f"(0x{value:x})")
         name.append("")
@@ -169,7 +165,41 @@ def build_methods(
         line=np.array(line, dtype=np.int32),
         declared=declared,
     )
-    return table, ids
+    return table, rows.astype(np.int32)
+
+
+Columns = tuple[list[str], list[str], list[str], list[str], list[int], list[int]]
+
+
+def _parse_texts(raws: list[bytes]) -> Columns:
+    """Split method-info texts into columns; one decode and one split for all of them when
+    every text is plain UTF-8 with the usual four fields (the 100k-method case)."""
+    kinds = [0, 0, 0]
+    stripped = [r[:-1] if r.endswith(b"\n") else r for r in raws]
+    n = len(stripped)
+    joined = b"\n".join(stripped)
+    if n and b"\r" not in joined:
+        raw = np.frombuffer(joined, dtype=np.uint8)
+        newlines = np.flatnonzero(raw == 10)
+        tabs_per_row = np.bincount(np.searchsorted(newlines, np.flatnonzero(raw == 9)), minlength=n)
+        if len(newlines) == n - 1 and bool(np.all(tabs_per_row == 3)):
+            try:
+                text = joined.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None:
+                flat = text.replace("\n", "\t").split("\t")
+                src = flat[3::4]
+                if "(null)" in src:
+                    src = ["" if f == "(null)" else f for f in src]
+                kinds[0] = n
+                return flat[0::4], flat[1::4], flat[2::4], src, [-1] * n, kinds
+    cols: Columns = ([], [], [], [], [], kinds)
+    for one in stripped:
+        text, kind = decode_name(one.rstrip(b"\r"))
+        kinds[kind] += 1
+        _fields(text.split("\t"), cols[0], cols[1], cols[2], cols[3], cols[4])
+    return cols
 
 
 def _fields(
@@ -194,13 +224,6 @@ def _fields(
     file = parts[3] if n > 3 else ""
     src.append("" if file == "(null)" else file)
     line.append(_int32(parts[4]) if n > 4 and _is_int(parts[4]) else -1)
-
-
-def rows_of(ids: U64, values: U64) -> npt.NDArray[np.int32]:
-    """The row of every value in the id column `ids` (every value must be present)."""
-    order = np.argsort(ids, kind="stable")
-    pos = np.searchsorted(ids[order], values)
-    return order[pos].astype(np.int32)
 
 
 def _is_int(text: str) -> bool:

@@ -90,20 +90,40 @@ def fix_wall_unit_bug(
 
 
 def clamp_backwards(
-    thread: npt.NDArray[np.unsignedinteger], col: I64, name: str, diags: list[Diagnostic]
+    block: I64,
+    block_thread: I64,
+    col: I64,
+    name: str,
+    diags: list[Diagnostic],
 ) -> I64:
-    """Raise any time that steps back within its thread to the thread's running maximum."""
+    """Raise any time that steps back within its thread to the thread's running maximum.
+
+    `block` is each record's block (non-decreasing), `block_thread` each block's thread row:
+    steps back can only happen inside a block or between two blocks of one thread, so the
+    common clean case costs two passes and a loop over blocks, never a sort.
+    """
     if len(col) < 2:
         return col
+    inside = bool(np.any((col[1:] < col[:-1]) & (block[1:] == block[:-1])))
+    if not inside:
+        first = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
+        last = np.r_[first[1:] - 1, len(block) - 1]
+        heads, tails = col[first].tolist(), col[last].tolist()
+        owners = block_thread[block[first]].tolist()
+        latest: dict[int, int] = {}
+        for owner, head, tail in zip(owners, heads, tails, strict=True):
+            if head < latest.get(owner, head):
+                inside = True
+                break
+            latest[owner] = tail
+        if not inside:
+            return col
+    thread = block_thread[block]
     order = np.argsort(thread, kind="stable")
     t, c = thread[order], col[order]
-    same = t[1:] == t[:-1]
-    if not bool(np.any((c[1:] < c[:-1]) & same)):
-        return col
-    starts = np.flatnonzero(np.r_[True, ~same])
-    bounds = np.r_[starts, len(c)]
+    starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
     fixed = c.copy()
-    for s, e in itertools.pairwise(bounds):
+    for s, e in itertools.pairwise(np.r_[starts, len(c)]):
         np.maximum.accumulate(fixed[s:e], out=fixed[s:e])
     count = int(np.count_nonzero(fixed != c))
     out = np.empty_like(col)
