@@ -141,6 +141,8 @@ class _opened:
             raise TypeError("write() needs a binary file")
         return self.out, []
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if self.fh is not None:
             self.fh.close()
+            if kind is not None:  # leave no half-written file behind
+                Path(self.fh.name).unlink(missing_ok=True)

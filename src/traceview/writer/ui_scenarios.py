@@ -197,7 +197,7 @@ def _inflate(b: CallBuilder, levels: int) -> None:
 
 def frame(b: CallBuilder) -> None:
     """One Choreographer frame: input, animation, traversal (measure, layout, draw)."""
-    heavy = b.rng.random() < 0.15  # some frames bind new rows and miss 16 ms
+    heavy = b.rng.random() < 0.25  # some frames bind new rows and miss 16 ms
     levels = b.rng.randint(4, 9)
     _loop_once(b)
     with b.call(A + "os.Handler.handleCallback(Landroid/os/Message;)V", 1):
@@ -255,7 +255,7 @@ def _traversal(b: CallBuilder, levels: int, heavy: bool) -> None:
                                             ):
                                                 _bind(b, inflate=heavy and b.rng.random() < 0.5)
                                             if heavy:
-                                                b.work(b.u(500, 3000))  # measuring a new row
+                                                b.work(b.u(1500, 6000))  # measuring a new row
         with b.call(A + "view.ViewRootImpl.performDraw()Z", 3):
             with b.call(A + "view.ViewRootImpl.draw(Z)Z", 3):
                 with b.call(

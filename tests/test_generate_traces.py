@@ -1,0 +1,163 @@
+"""The generator: deterministic, valid, and shaped like real Android traces (deep stacks,
+recursion, unrolls, exits without enters at start, calls open at the end, blocking calls,
+long frames); the balanced and sampled modes; the bundled demo trace."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from traceview import load
+from traceview.model import Trace
+from traceview.writer import demo_path, generate, write
+from traceview.writer.generate import make_demo
+
+
+def _calls(trace: Trace) -> Iterator[tuple[int, int, int, int, int, bool]]:
+    """(thread, method, depth, wall µs, cpu µs, recursive) per matched call; a test helper."""
+    ev = trace.events
+    assert ev.wall is not None and ev.cpu is not None
+    stacks: dict[int, list[tuple[int, int, int]]] = {}
+    cols = (ev.thread, ev.method, ev.action, ev.cpu, ev.wall)
+    for t, m, a, c, w in zip(*(col.tolist() for col in cols), strict=True):
+        stack = stacks.setdefault(t, [])
+        if a == 0:
+            stack.append((m, c, w))
+        elif stack:
+            m0, c0, w0 = stack.pop()
+            assert m0 == m, "generated exits always match their enter"
+            recursive = any(f[0] == m for f in stack)
+            yield t, m, len(stack), (w - w0) // 1000, (c - c0) // 1000, recursive
+
+
+def _depths(trace: Trace) -> dict[int, np.ndarray]:
+    ev = trace.events
+    out = {}
+    for t in np.unique(ev.thread).tolist():
+        acts = ev.action[ev.thread == t]
+        out[t] = np.cumsum(np.where(acts == 0, 1, -1))
+    return out
+
+
+@pytest.fixture(scope="module")
+def art() -> Trace:
+    trace = generate(records=30_000, threads=10, seed=4)
+    trace.validate()
+    return trace
+
+
+def test_deterministic() -> None:
+    a, b = generate(records=5000, seed=9), generate(records=5000, seed=9)
+    bufs = [io.BytesIO(), io.BytesIO()]
+    write(a, bufs[0])
+    write(b, bufs[1])
+    assert bufs[0].getvalue() == bufs[1].getvalue()
+    c = generate(records=5000, seed=10)
+    assert c.events.wall is not None and a.events.wall is not None
+    assert not np.array_equal(c.events.wall, a.events.wall)
+
+
+@pytest.mark.parametrize("clock", ["dual", "thread-cpu", "wall", "global"])
+@pytest.mark.parametrize("style", ["art", "dalvik"])
+def test_valid_and_exact_size(clock: str, style: str) -> None:
+    trace = generate(records=4000, threads=7, seed=1, clock=clock, style=style)  # type: ignore[arg-type]
+    trace.validate()
+    assert len(trace.events) == 4000
+    assert trace.header.clock == clock and trace.header.vm == style
+    assert trace.header.options["num-method-calls"] == "4000"
+
+
+def test_realistic_shape(art: Trace) -> None:
+    ev, me, th = art.events, art.methods, art.threads
+    assert ev.cpu is not None and ev.wall is not None
+    names = {f"{c}.{n}" for c, n in zip(me.class_name, me.name, strict=True)}
+    for expected in (
+        "android.view.Choreographer.doFrame",
+        "com.example.app.feed.FeedAdapter.onBindViewHolder",
+        "java.util.HashMap.get",
+        "android.os.MessageQueue.nativePollOnce",
+    ):
+        assert expected in names
+    assert any(n.startswith("kotlin.collections.CollectionsKt") for n in names)
+    assert any(n.startswith("androidx.recyclerview.widget.RecyclerView") for n in names)
+    assert {"<init>", "<clinit>"} <= set(me.name)
+    assert any("$lambda$0" in n for n in me.name) and any(n.startswith("access$") for n in me.name)
+    assert all(f.endswith((".java", ".kt")) for f in me.source_file)
+    assert {"main", "RenderThread", "OkHttp Dispatcher", "HeapTaskDaemon"} <= set(th.name)
+    assert "kotlinx.coroutines.DefaultExecutor" in th.name
+    assert any(str(n).startswith("Binder:") and str(n).endswith("_1") for n in th.name)
+    assert len(np.unique(ev.thread)) == 10
+    assert int(np.count_nonzero(ev.action == 2)) > 0  # exceptions unroll
+    depths = _depths(art)
+    assert max(int(d.max()) for d in depths.values()) >= 20
+    assert any(int(d.min()) < 0 for d in depths.values())  # exits without enters at start
+    open_at_end = [int(d[-1]) > int(min(d.min(), 0)) for d in depths.values()]
+    assert open_at_end[0] and sum(open_at_end) >= len(open_at_end) // 2  # stop closes nothing
+    for t in depths:  # every thread's CPU clock starts at 0 and never outruns the wall clock
+        cpu, wall = ev.cpu[ev.thread == t], ev.wall[ev.thread == t]
+        assert cpu[0] == 0
+        assert np.all(np.diff(cpu) <= np.diff(wall))
+
+
+def test_calls_look_like_an_app(art: Trace) -> None:
+    me = art.methods
+    calls = list(_calls(art))
+    label = {i: f"{me.class_name[i]}.{me.name[i]}" for i in range(len(me))}
+    assert any(rec for *_, rec in calls)  # recursion
+    frames = [w for _, m, _, w, _, _ in calls if label[m] == "android.view.Choreographer.doFrame"]
+    assert frames and max(frames) > 16_000 > min(frames)  # some frames miss 16 ms
+    blocking = {label[m] for _, m, _, w, c, _ in calls if w > 1000 and w > 20 * c}
+    assert "android.os.MessageQueue.nativePollOnce" in blocking
+    assert "sun.misc.Unsafe.park" in blocking
+
+
+def test_dalvik_style() -> None:
+    trace = generate(records=3000, threads=5, seed=2, style="dalvik")
+    trace.validate()
+    assert all("." not in c for c in trace.methods.class_name)
+    assert int(trace.methods.id.min()) >= 0x4000_0000
+    assert trace.header.vm == "dalvik" and trace.header.pid is None
+    for t, d in _depths(trace).items():
+        first = trace.events.action[trace.events.thread == t][0]
+        if t == 0:
+            assert first == 1 and int(d.min()) < 0  # tracing began inside onCreate
+
+
+def test_balanced() -> None:
+    trace = generate(records=6000, threads=6, seed=3, balanced=True)
+    trace.validate()
+    assert int(trace.events.action.max()) == 1
+    for d in _depths(trace).values():
+        assert int(d.min()) >= 0 and int(d[-1]) == 0
+    assert abs(len(trace.events) - 6000) <= 6
+
+
+def test_sampled() -> None:
+    trace = generate(records=5000, threads=6, seed=3, sampled=True, sampling_interval_us=1000)
+    trace.validate()
+    ev = trace.events
+    assert ev.wall is not None
+    assert trace.header.sampled and trace.header.sampling_interval_us == 1000
+    assert 2500 < len(ev) <= 5000
+    assert int(ev.action.max()) == 1  # no unrolls
+    for t, d in _depths(trace).items():
+        assert int(d.min()) >= 0
+        wall = ev.wall[ev.thread == t]
+        steps = np.diff(np.unique(wall))
+        assert len(steps) == 0 or int(steps.min()) >= 500_000  # one time per sample
+    assert any(int(d[-1]) > 0 for d in _depths(trace).values())
+
+
+def test_demo_trace_is_current(tmp_path: Path) -> None:
+    path = demo_path()
+    assert path.is_file() and 1_000_000 < path.stat().st_size < 3_000_000
+    trace = load(path)
+    trace.validate()
+    h = trace.header
+    assert (h.variant, h.version, h.clock, h.vm) == ("regular", 3, "dual", "art")
+    fresh = make_demo(tmp_path / "demo.trace")
+    assert fresh.read_bytes() == path.read_bytes(), "run python -m traceview.writer.generate --demo"
