@@ -1,0 +1,84 @@
+"""Generate the large benchmark traces into benchmarks/out/ (git-ignored) and time the writer.
+
+    python benchmarks/make_traces.py [--records 1000000 10000000] [--variants regular streaming]
+                                     [--threads 24] [--seed 0] [--force] [--demo]
+
+Each trace is `traceview.writer.generate(records, threads, seed)` (v3 dual clock, ART style)
+written as every variant asked for, to `out/gen-<records>-<variant>.trace` (split pairs as
+`.key` + `.data`). Prints the machine, then per size the generation time and per variant the
+write time, file size and write speed. Other benchmarks call `trace_path()` to get (and make
+on first use) the file they need. `--demo` regenerates src/traceview/data/demo.trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import OUT, machine, mib
+from traceview.model import Trace
+from traceview.writer import generate, split_paths, write
+from traceview.writer.generate import make_demo
+
+DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace"
+
+
+def trace_path(records: int, variant: str = "regular", *, threads: int = 24, seed: int = 0) -> Path:
+    """The cached generated trace of `records` records as `variant`; written if missing."""
+    path = OUT / f"gen-{records}-{variant}.trace"
+    first = split_paths(path)[0] if variant == "split" else path
+    if not first.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        write(generate(records=records, threads=threads, seed=seed), path, variant=variant)  # type: ignore[arg-type]
+    return path
+
+
+def _timed_write(trace: Trace, path: Path, variant: str) -> tuple[float, int]:
+    start = time.perf_counter()
+    files = write(trace, path, variant=variant)  # type: ignore[arg-type]
+    seconds = time.perf_counter() - start
+    return seconds, sum(f.stat().st_size for f in files)
+
+
+def main(argv: list[str]) -> int:
+    """Generate and write; print one line per step."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--records", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    p.add_argument("--variants", nargs="+", default=["regular", "streaming"])
+    p.add_argument("--threads", type=int, default=24)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--force", action="store_true", help="rewrite files that exist")
+    p.add_argument("--demo", action="store_true", help="only regenerate the bundled demo trace")
+    args = p.parse_args(argv)
+    if args.demo:
+        path = make_demo(DEMO)
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    print(machine())
+    for records in args.records:
+        start = time.perf_counter()
+        trace = generate(records=records, threads=args.threads, seed=args.seed)
+        gen = time.perf_counter() - start
+        rate = records / gen / 1e6
+        what = f"{records:>11,} records, {args.threads} threads"
+        print(f"generate {what}: {gen:6.2f} s ({rate:.1f} M records/s)")
+        for variant in args.variants:
+            path = OUT / f"gen-{records}-{variant}.trace"
+            if path.exists() and not args.force:
+                print(f"  {variant:<20} exists: {path.name} (use --force to rewrite)")
+                continue
+            seconds, size = _timed_write(trace, path, variant)
+            speed = size / seconds / 1024 / 1024
+            print(
+                f"  {variant:<20} {seconds:6.2f} s  {mib(size):>9}  {speed:6.0f} MiB/s  {path.name}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
