@@ -2,9 +2,11 @@
 
     python benchmarks/bench_load.py [--records 1000000 10000000] [--rounds 3]
 
-Writes each trace once with a small numpy writer local to this script (cached in
-benchmarks/out/): 32 threads interleaved record by record, 5000 methods with ART's dense ids,
-per-thread CPU and global wall times in µs. Then, per round, loads it in a fresh subprocess
+Writes each size once (cached in benchmarks/out/) in two shapes: "generated" =
+`traceview.writer.generate` (realistic nested calls, 16 threads) written as regular v3, and
+"interleaved" = a small numpy writer local to this script (32 threads interleaved record by
+record at random, 5000 methods with ART's dense ids), the worst case for the per-thread
+grouping. Then, per round, loads it in a fresh subprocess
 and reports the load time (wall and CPU) measured inside the child and its peak RSS (VmHWM,
 read by the child: wait4's ru_maxrss would include the parent's pages copied at fork), next to
 the file size and the peak RSS of a child that only imports traceview.
@@ -38,9 +40,8 @@ CHILD = (
     "dt = time.perf_counter() - t0\n"
     "r1 = resource.getrusage(resource.RUSAGE_SELF)\n"
     "cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime\n"
-    "assert len(trace.events) == int(sys.argv[2]), len(trace.events)\n"
     "hwm = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
-    "sys.stderr.write(f'{dt:.6f} {cpu:.6f} {int(hwm) * 1024}')\n"
+    "sys.stderr.write(f'{dt:.6f} {cpu:.6f} {int(hwm) * 1024} {len(trace.events)}')\n"
 )
 
 
@@ -81,6 +82,14 @@ def write_trace(path: Path, records: int, seed: int = 7) -> None:
         f.write(rec.tobytes())
 
 
+def write_generated(path: Path, records: int) -> None:
+    """`traceview.writer.generate` at this size, written as a regular v3 dual trace."""
+    from traceview.writer import generate, write
+
+    trace = generate(records=records, threads=16, seed=1)
+    write(trace, path, variant="regular", version=3)
+
+
 def main() -> None:
     """Generate (once) and load each size in fresh subprocesses; print one line per size."""
     ap = argparse.ArgumentParser()
@@ -92,22 +101,29 @@ def main() -> None:
     base = run([sys.executable, "-c", BASE])
     print(f"python + import traceview alone: peak RSS {mib(int(base.stderr))}")
     for n in args.records:
-        path = OUT / f"bench_load_v3_{n}.trace"
-        if not path.exists():
-            write_trace(path, n)
-        size = path.stat().st_size
-        runs = [run([sys.executable, "-c", CHILD, str(path), str(n)]) for _ in range(args.rounds)]
-        bad = [r for r in runs if r.status != 0]
-        if bad:
-            raise SystemExit(f"load failed: {bad[0].stderr}")
-        stats = [tuple(float(x) for x in r.stderr.split()) for r in runs]
-        wall = statistics.median(s[0] for s in stats)
-        cpu = statistics.median(s[1] for s in stats)
-        rss = max(s[2] for s in stats)  # VmHWM read by the child itself
-        print(
-            f"{n:>11,} records, file {mib(size)}: load {wall:.3f} s wall, {cpu:.3f} s CPU "
-            f"(median of {len(runs)}), peak RSS {mib(rss)} = {rss / size:.2f}x file"
-        )
+        for shape, writer in (("generated", write_generated), ("interleaved", write_trace)):
+            path = OUT / f"bench_load_{shape}_{n}.trace"
+            if not path.exists():
+                writer(path, n)
+            measure(path, shape, args.rounds)
+
+
+def measure(path: Path, shape: str, rounds: int = 3) -> None:
+    """Load `path` in `rounds` fresh subprocesses; print the medians and the peak RSS."""
+    size = path.stat().st_size
+    runs = [run([sys.executable, "-c", CHILD, str(path)]) for _ in range(rounds)]
+    bad = [r for r in runs if r.status != 0]
+    if bad:
+        raise SystemExit(f"load failed: {bad[0].stderr}")
+    stats = [tuple(float(x) for x in r.stderr.split()) for r in runs]
+    n = int(stats[0][3])
+    wall = statistics.median(s[0] for s in stats)
+    cpu = statistics.median(s[1] for s in stats)
+    rss = max(s[2] for s in stats)  # VmHWM read by the child itself
+    print(
+        f"{n:>11,} records {shape:<11} file {mib(size)}: load {wall:.3f} s wall, "
+        f"{cpu:.3f} s CPU (median of {len(runs)}), peak RSS {mib(rss)} = {rss / size:.2f}x file"
+    )
 
 
 if __name__ == "__main__":
