@@ -132,11 +132,16 @@ def test_unknown_threads_and_methods_appended() -> None:
 
 
 def test_duplicate_ids_last_wins() -> None:
-    methods = ["0x4\tA\tfirst\t()V\tA.java", "0x4\tA\tsecond\t()V\tA.java"]
-    threads = [(1, "old"), (1, "new")]
+    methods = [
+        "0x4\tA\tfirst\t()V\tA.java",
+        "0x8\tA\tb\t()V\tA.java",
+        "0x4\tA\tsecond\t()V\tA.java",
+    ]
+    threads = [(1, "old"), (2, "two"), (1, "new")]
     t = load(rb.regular([(1, 4, 0, 0, 0)], methods=methods, threads=threads))
-    assert t.methods.name == ("second",)
-    assert t.threads.name == ("new",)
+    assert t.methods.id.tolist() == [4, 8]  # rows in first-appearance order, last name wins
+    assert t.methods.name == ("second", "b")
+    assert t.threads.name == ("new", "two")
     assert {"duplicate-method", "duplicate-thread"} <= set(codes(t))
 
 
@@ -296,3 +301,36 @@ def test_sampled_trace_detected() -> None:
 def test_zero_records() -> None:
     t = load(rb.regular([]))
     assert len(t.events) == 0 and len(t.threads) == 2 and len(t.methods) == 3
+
+
+def test_odd_record_sizes() -> None:
+    data = (
+        rb.key(clock="wall") + rb.header(3, record_size=10) + rb.records([(1, 0, 0, 7)], version=2)
+    )
+    t = load(data)
+    assert "bad-record-size" in codes(t) and t.events.clocks == ("wall",)
+    assert t.events.wall.tolist() == [7000]
+    t0 = load(rb.key() + rb.header(3, record_size=0) + rb.records(ROWS))
+    assert "bad-record-size" in codes(t0) and len(t0.events) == 4
+
+
+def test_bad_data_offset_assumes_32() -> None:
+    import struct
+
+    head = b"SLOW" + struct.pack("<HHQH", 3, 0, 0, 14)
+    t = load(rb.key() + head.ljust(32, b"\0") + rb.records(ROWS))
+    assert "bad-data-offset" in codes(t) and len(t.events) == 4
+
+
+def test_header_cut_inside_padding() -> None:
+    t = load(rb.regular(ROWS)[: len(rb.key()) + 20])
+    assert len(t.events) == 0 and "truncated-record" in codes(t)
+
+
+def test_unknown_clock_value_and_bad_key_lines() -> None:
+    data = rb.regular([(1, 0, 0, 3)], version=2, clock="cycles", options=("no equals sign",))
+    t = load(data)
+    assert t.header.clock == "thread-cpu"
+    assert {"unknown-clock", "bad-key-line"} <= set(codes(t))
+    bad = next(d for d in t.diagnostics if d.code == "bad-key-line")
+    assert bad.offset == data.index(b"no equals sign")

@@ -190,8 +190,7 @@ def parse_key(
                 bad.append(ln)
             else:
                 if method.id in key.methods:
-                    dup_methods += 1
-                    del key.methods[method.id]  # last wins; its row goes where the last one is
+                    dup_methods += 1  # last wins; the row stays where the id first appeared
                 key.methods[method.id] = method
         elif section == "threads":
             tid_text, tab, name = ln.partition("\t")
@@ -201,7 +200,6 @@ def parse_key(
                 tid = int(tid_text)
                 if tid in key.threads:
                     dup_threads += 1
-                    del key.threads[tid]
                 key.threads[tid] = name
             else:
                 bad.append(ln)
