@@ -41,7 +41,7 @@ def test_regular_v3_layout() -> None:
     assert key.startswith(b"*version\n3\n" + options + b"num-method-calls=4\n*threads\n")
     assert b"*threads\n1\tthread-1\n2\tthread-2\n*methods\n" in key
     # tracebuild ids are 4, 8: ART `%#x`, class dotted, 5 fields
-    assert b"\n0x4\tcom.a.Foo\trun\t()V\t\n0x8\tcom.a.Bar\tgo\t()V\t\n" in key
+    assert b"\n0x4\tcom.a.Foo\trun\t()V\t(null)\n0x8\tcom.a.Bar\tgo\t()V\t(null)\n" in key
     magic, version, offset, start, size = struct.unpack_from("<IHHQH", data)
     assert (magic, version, offset, start, size) == (0x574F4C53, 3, 32, 0, 14)
     assert data[18:32] == bytes(14)
@@ -59,10 +59,10 @@ def test_art_first_method_id_is_zero_and_dalvik_style() -> None:
     from dataclasses import replace
 
     zero = replace(trace, methods=replace(trace.methods, id=np.array([0, 4], dtype=np.uint64)))
-    assert b"*methods\n0\tcom.a.Foo\trun\t()V\t\n0x4\t" in _bytes(zero)
+    assert b"*methods\n0\tcom.a.Foo\trun\t()V\t(null)\n0x4\t" in _bytes(zero)
     dalvik = _bytes(zero, style="dalvik", version=1)
     assert b"vm=dalvik\n" in dalvik
-    assert b"*methods\n0x00000000\tcom/a/Foo\trun\t()V\t\t0\n0x00000004\tcom/a/Bar\t" in dalvik
+    assert b"*methods\n0x00000000\tcom/a/Foo\trun\t()V\t\t-1\n0x00000004\tcom/a/Bar\t" in dalvik
     data = _data(dalvik)
     assert struct.unpack_from("<H", data, 4)[0] == 1
     assert len(data) == 32 + 4 * 9  # v1: u1 thread, u4 method, u4 time
@@ -97,7 +97,7 @@ def test_streaming_packets_and_summary() -> None:
     pos += 7 + n
     assert blob[pos : pos + 3] == b"\0\0\x01"
     (n,) = struct.unpack_from("<H", blob, pos + 3)
-    assert blob[pos + 5 : pos + 5 + n] == b"0x4\tcom.a.Foo\trun\t()V\t\n"
+    assert blob[pos + 5 : pos + 5 + n] == b"0x4\tcom.a.Foo\trun\t()V\t(null)\n"
     pos += 5 + n
     assert struct.unpack_from("<HI", blob, pos) == (1, 4)  # first record
     summary_at = blob.rindex(b"\0\0\x03")

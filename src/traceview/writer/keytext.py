@@ -61,15 +61,16 @@ def method_lines(
     me = trace.methods
     lines = []
     for row in rows:
+        source = _field(me.source_file[row])
         fields = [
             method_id_text(int(ids[row]), style),
             class_text(_field(me.class_name[row]), style),
             _field(me.name[row]),
             _field(me.signature[row]),
-            _field(me.source_file[row]),
+            source or ("(null)" if style == "art" else ""),  # what ART prints for no file
         ]
         if style == "dalvik":
-            fields.append(str(max(int(me.line[row]), 0)))
+            fields.append(str(int(me.line[row])))  # Dalvik writes -1/-2 for native methods
         lines.append("\t".join(fields) + "\n")
     return lines
 
