@@ -79,6 +79,7 @@ class Walk:
     stop: int = HEADER_SIZE  # offset where clean packets end
     stop_reason: str | None = None  # None (clean end), "truncated" or "garbage"
     after_summary: int = 0  # packets seen after the first summary
+    implausible: int = 0  # blocks whose payload does not hold the LEBs promised (with check)
 
 
 def walk(
@@ -93,8 +94,8 @@ def walk(
 ) -> Walk:
     """Walk packets from `start`; with `layout=None` stop before the first entry block.
 
-    With `check` (the file as a uint8 array) every block must also hold exactly the LEB
-    count its header promises (`probe` uses this); a failing block stops the walk as garbage.
+    With `check` (the file as a uint8 array) every block is also checked for the LEB count
+    its header promises (`probe` uses this); failing blocks are counted in `implausible`.
     `info_width` is the method-info id width while no layout is known (8, or 4: early alpha).
     """
     out = into if into is not None else Walk()
@@ -130,7 +131,7 @@ def walk(
                 out.blocks.append(block)
                 return _stop(out, pos, "truncated")
             if check is not None and not _plausible(check, block, layout):
-                return _stop(out, pos, "garbage")
+                out.implausible += 1
             if out.summaries:
                 out.after_summary += 1
             out.blocks.append(block)
@@ -219,12 +220,12 @@ def prefix(data: bytes) -> tuple[Walk, int | None]:
     Returns the walk and the info id width it proved (None when no method info came first).
     """
     wide = walk(data, None)
-    if not wide.methods:
-        return wide, None
+    if wide.stop_reason is None:
+        return wide, (8 if wide.methods else None)
     narrow = walk(data, None, info_width=4)
-    if _score(narrow) > _score(wide):
+    if narrow.methods and _score(narrow) > _score(wide):
         return narrow, 4
-    return wide, 8
+    return wide, (8 if wide.methods else None)
 
 
 def _score(w: Walk) -> tuple[int, int]:
@@ -239,24 +240,29 @@ def probe(
     gamma_hint: bool,
     info_width: int | None,
 ) -> list[Layout]:
-    """The layouts whose blocks chain furthest from `first_block` (64 blocks at most), best
-    first: ties prefer the header's clock count, then gamma when the header carries a TSC
-    frequency (`gamma_hint`), else beta, alpha with u8 ids, alpha with u4 ids. Only layouts
-    with `info_width` method-info ids are tried when the prefix proved one.
+    """The best layouts for the blocks from `first_block` (64 blocks at most), best first.
+
+    Ranked by how far the block sizes chain, then whether most blocks hold the LEB count
+    their header promises, then the header's clock count, then that share of blocks, then
+    gamma when the header carries a TSC frequency (`gamma_hint`), else beta, alpha (u8 ids),
+    alpha (u4 ids). Only layouts with `info_width` method-info ids are tried when the prefix
+    proved one. Returns every layout tied with the best on all but the last criterion.
     """
 
-    def rank(layout: Layout) -> tuple[int, int, int]:
+    def rank(layout: Layout) -> tuple[int, int, int, float, int]:
         scan = walk(data, layout, start=first_block, max_blocks=64, check=arr)
         reach = scan.stop if scan.stop_reason is None else _clean_reach(scan, first_block)
+        total = len(scan.blocks)
+        quality = (total - scan.implausible) / total if total else 0.0
         order = {"gamma": 0 if gamma_hint else 3, "beta": 1, "alpha": 2}[layout.generation]
         pref = -(order * 2 + (0 if layout.id_width == 8 else 1))
-        return reach, int(layout.clocks == clocks), pref
+        return reach, int(quality > 0.5), int(layout.clocks == clocks), quality, pref
 
     layouts = [lay for lay in LAYOUTS if info_width in (None, lay.info_id_width)]
     ranks = {layout: rank(layout) for layout in layouts}
     ordered = sorted(layouts, key=lambda lay: ranks[lay], reverse=True)
-    best = ranks[ordered[0]][:2]
-    return [lay for lay in ordered if ranks[lay][:2] == best]
+    best = ranks[ordered[0]][:4]
+    return [lay for lay in ordered if ranks[lay][:4] == best]
 
 
 def _clean_reach(scan: Walk, first_block: int) -> int:
