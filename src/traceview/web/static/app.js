@@ -157,6 +157,8 @@ function wireTop() {
     }
   });
   document.addEventListener("keydown", (e) => {
+    const typing = e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName);
+    if (e.key === "Escape" && !typing) select(-1);
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
       e.preventDefault();
       find.focus();

@@ -162,6 +162,7 @@ export class ProfileTable {
         items.push({ type: "method", i, m });
         if (this.expanded.has(m)) this.pushRelations(items, i, m, this.expanded.get(m));
       }
+      if (this.data.truncated) items.push({ type: "note", text: "(list cut by the server: methods with the least time are not shown)" });
     }
     this.items = items;
     this.inner.style.height = items.length * ROW_H + "px";

@@ -122,7 +122,7 @@ export class Timeline {
     const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
     const busy = (t) => (state.clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
     if (this.sort === "name") threads.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
-    else if (this.sort === "busy") threads.sort((a, b) => busy(b) - busy(a) || a.row - b.row);
+    else if (this.sort === "busy") threads.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
     let y = 0;
     this.rows = threads.map((t) => {
       const depth = Math.min(this.depths.get(t.row) || 1, MAX_DEPTH);
