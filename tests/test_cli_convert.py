@@ -93,3 +93,16 @@ def test_missing_input_and_impossible_choice(
 
 def test_dispatcher_runs_convert(streaming: Path, tmp_path: Path) -> None:
     assert cli_main(["convert", str(streaming), str(tmp_path / "d.trace")]) == 0
+
+
+@pytest.mark.parametrize("target", ["v2", "v2-streaming"])
+def test_to_v2_and_back(streaming: Path, tmp_path: Path, target: str) -> None:
+    pytest.importorskip("traceview.writer.v2")
+    v2 = tmp_path / "v2.trace"
+    assert convert.main([str(streaming), str(v2), "--to", target]) == 0
+    assert load(v2).header.variant == target
+    back = tmp_path / "back.trace"
+    assert convert.main([str(v2), str(back)]) == 0
+    trace = load(back)
+    trace.validate()
+    assert trace.header.variant == "regular" and len(trace.events) == 3000

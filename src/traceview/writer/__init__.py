@@ -98,11 +98,13 @@ def write(
 def _write_v2(
     trace: Trace, out: str | Path | BinaryIO, variant: str, clock: Clock | None, generation: str
 ) -> list[Path]:
-    v2 = importlib.import_module("traceview.writer.v2")  # written separately; loaded on use
-    if clock is not None and clock != trace.header.clock:
-        trace = with_clock(trace, clock)
+    v2 = importlib.import_module("traceview.writer.v2")  # ART V2, loaded only when asked for
+    if clock == "global":
+        raise ValueError("V2 has no global clock: use dual, wall or thread-cpu")
     with _opened(out) as (fh, paths):
-        v2.write_v2(trace, fh, streaming=variant == "v2-streaming", generation=generation)
+        v2.write_v2(
+            trace, fh, streaming=variant == "v2-streaming", generation=generation, clock=clock
+        )
     return paths
 
 
