@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic, MethodTable, ThreadTable
+from traceview.readers._header import parse_key
 from traceview.readers._idmap import IdMap
 
 U64 = npt.NDArray[np.uint64]
@@ -30,30 +31,11 @@ def decode_name(raw: bytes) -> tuple[str, int]:
         return raw.decode("utf-8", "surrogateescape"), 2
 
 
-def parse_summary(text: bytes) -> tuple[int | None, dict[str, str]]:
-    """The `*version` number and the key=value options of a V2 summary, in file order."""
-    version: int | None = None
-    options: dict[str, str] = {}
-    expect_version = False
-    for raw in text.split(b"\n"):
-        line = raw.rstrip(b"\r")
-        if line.startswith(b"*"):
-            word = line[1:].strip().lower()
-            if word == b"end":
-                break
-            expect_version = word == b"version"
-            continue
-        if expect_version:
-            expect_version = False
-            try:
-                version = int(line.strip())
-                continue
-            except ValueError:
-                pass
-        key, eq, value = line.partition(b"=")
-        if eq:
-            options[decode_name(key.strip())[0]] = decode_name(value.strip())[0]
-    return version, options
+def parse_summary(text: bytes, diags: list[Diagnostic]) -> tuple[int | None, dict[str, str]]:
+    """The `*version` number and the key=value options of a V2 summary, in file order
+    (the V1 key parser of `_header.py`; a V2 summary has no thread or method lines)."""
+    key = parse_key(text, 0, diags, where="summary")
+    return key.version, key.options
 
 
 def build_threads(

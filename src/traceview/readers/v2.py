@@ -82,7 +82,7 @@ def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
             )
         diags.append(Diagnostic("no-events", "the file holds a V2 header and nothing else"))
     summary = found.summaries[0][1] if found.summaries else pre_summary
-    key_version, options = parse_summary(summary) if summary is not None else (None, {})
+    key_version, options = parse_summary(summary, diags) if summary is not None else (None, {})
     if summary is None:
         diags.append(
             Diagnostic(

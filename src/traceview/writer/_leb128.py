@@ -17,6 +17,10 @@ Mask = npt.NDArray[np.bool_]
 MAX_LEB_BYTES = 10
 
 
+_ULEB_STEPS = np.array([1 << (7 * k) for k in range(1, 10)], dtype=np.uint64)
+_SLEB_STEPS = np.array([1 << (7 * k - 1) for k in range(1, 10)], dtype=np.uint64)
+
+
 def encode(bits: U64, signed: Mask) -> tuple[U8, I64]:
     """LEB128 bytes of every value (SLEB128 where `signed`, else ULEB128) and each length.
 
@@ -27,36 +31,26 @@ def encode(bits: U64, signed: Mask) -> tuple[U8, I64]:
     if n == 0:
         return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64)
     lengths = encoded_lengths(bits, signed)
-    out = np.empty(int(lengths.sum()), dtype=np.uint8)
-    offsets = np.zeros(n, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=offsets[1:])
-    sval = bits.view(np.int64)
-    for k in range(int(lengths.max())):
-        idx = np.flatnonzero(lengths > k)
-        # Signed values shift arithmetically so a 10th byte carries the sign (0x7f if < 0).
-        arith = (sval[idx] >> (7 * k)).view(np.uint64)
-        shifted = np.where(signed[idx], arith, bits[idx] >> np.uint64(7 * k))
-        byte = (shifted & np.uint64(0x7F)).astype(np.uint8)
-        byte[lengths[idx] > k + 1] |= 0x80
-        out[offsets[idx] + k] = byte
-    return out, lengths
+    width = int(lengths.max())
+    # A (values x width) byte matrix, then keep each row's first `length` bytes (row-major).
+    mat = np.empty((n, width), dtype=np.uint8)
+    for k in range(width):
+        mat[:, k] = ((bits >> np.uint64(7 * k)) & np.uint64(0x7F)).astype(np.uint8)
+        if k < width - 1:
+            mat[:, k] |= np.where(lengths > k + 1, 0x80, 0).astype(np.uint8)
+    if width == 10:
+        # The 10th byte of a negative SLEB carries the sign: 0x7f, not the lone bit 63.
+        negative = signed & (bits >= np.uint64(1 << 63))
+        mat[negative, 9] = 0x7F
+    keep = np.arange(width) < lengths[:, None]
+    return mat[keep], lengths
 
 
 def encoded_lengths(bits: U64, signed: Mask) -> I64:
     """Bytes per value as SLEB128 (where `signed`) or ULEB128."""
     sval = bits.view(np.int64)
     magnitude = np.where(sval < 0, ~sval, sval).view(np.uint64)
-    nbits: I64 = np.where(signed, _bit_length(magnitude) + 1, np.maximum(_bit_length(bits), 1))
-    out: I64 = np.minimum((nbits + 6) // 7, MAX_LEB_BYTES).astype(np.int64)
-    return out
-
-
-def _bit_length(values: U64) -> I64:
-    out = np.zeros(len(values), dtype=np.int64)
-    rest = values.copy()
-    for step in (32, 16, 8, 4, 2, 1):
-        big = rest >= (np.uint64(1) << np.uint64(step))
-        out[big] += step
-        rest[big] >>= np.uint64(step)
-    out += (rest > 0).astype(np.int64)
+    ulen = np.searchsorted(_ULEB_STEPS, bits, side="right")
+    slen = np.searchsorted(_SLEB_STEPS, magnitude, side="right")
+    out: I64 = (np.where(signed, slen, ulen) + 1).astype(np.int64)
     return out
