@@ -1,0 +1,343 @@
+"""The call table: every enter/exit pair of a trace as one row, built vectorised from the events.
+
+`build_calls(trace) -> CallTable` is the first step of every analysis (profile, trees, the
+viewer's timeline). Rows are in depth-first pre-order within each thread, threads contiguous in
+thread-row order, so the subtree of row `i` is the slice `[i, subtree_end[i])`.
+
+Policies for unbalanced stacks (format.md (c) 1-4; docs/engine.md says more):
+
+* An exit with an empty stack (tracing began inside that method) becomes a call whose entry is
+  synthesised at the thread's first timestamp (flag `SYNTH_ENTRY`); the calls that already
+  finished at that level become its children, exactly as if its enter had been recorded first.
+* Calls still open at the end are closed at the thread's last timestamp (flag `OPEN`).
+* Unroll (action 2) is an exit (flag `UNROLL`).
+* An exit naming a method deeper in the stack closes the frames above it at that time (flag
+  `FORCED_EXIT`) and then that method. An exit naming a method that is not on a non-empty stack
+  is dropped (its time goes to the frame on top, like every other gap).
+
+Every start/end time is the time of some event, so the table stores event rows
+(`enter_event`, `exit_event`) and derives the time columns on demand. Repairs are counted in
+`CallTable.diagnostics`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
+from traceview.model import Diagnostic, Trace
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+IntArray = npt.NDArray[np.signedinteger]
+
+RECURSIVE = 1  # the same method is already on this thread's stack (an ancestor)
+SYNTH_ENTRY = 2  # the enter was not recorded: entry set to the thread's first timestamp
+OPEN = 4  # still open at the end of the trace: exit set to the thread's last timestamp
+UNROLL = 8  # exited by an unroll (exception) record
+FORCED_EXIT = 16  # closed early because an exit named a method deeper in the stack
+
+
+@dataclass(frozen=True, eq=False)
+class CallTable:
+    """One row per call. Stored columns (equal length, pre-order per thread):
+
+    `method` int32 method row; `depth` int32 (0 for roots); `parent` int32/int64 row of the
+    caller (-1 for roots, `parent[i] < i`); `subtree_end` (the subtree of `i` is
+    `[i, subtree_end[i])`); `enter_event`/`exit_event` the event rows whose times are the
+    call's start and end; `flags` uint8 (`RECURSIVE | SYNTH_ENTRY | OPEN | UNROLL |
+    FORCED_EXIT`). `thread_ranges[t] = (first_row, end_row)` for thread row `t`.
+    Derived on demand: `thread`, `start_cpu`, `end_cpu`, `start_wall`, `end_wall`,
+    `incl(clock)`, `excl(clock)` and the `incl_*`/`excl_*` properties (None for a missing clock).
+    """
+
+    trace: Trace
+    method: I32
+    depth: I32
+    parent: IntArray
+    subtree_end: IntArray
+    enter_event: IntArray
+    exit_event: IntArray
+    flags: npt.NDArray[np.uint8]
+    thread_ranges: I64
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.method)
+
+    @property
+    def clocks(self) -> tuple[str, ...]:
+        """The clocks present, of ("cpu", "wall")."""
+        return self.trace.clocks
+
+    @cached_property
+    def thread(self) -> npt.NDArray[np.unsignedinteger]:
+        """Thread row of every call (expanded from `thread_ranges`)."""
+        sizes = self.thread_ranges[:, 1] - self.thread_ranges[:, 0]
+        dtype = self.trace.events.thread.dtype
+        return np.repeat(np.arange(len(sizes), dtype=dtype), sizes)
+
+    def start(self, clock: str, rows: slice | IntArray | None = None) -> I64:
+        """Entry times on `clock` (ns), for all rows or `rows`."""
+        col = self.trace.events.time(clock)
+        return col[self.enter_event if rows is None else self.enter_event[rows]]
+
+    def end(self, clock: str, rows: slice | IntArray | None = None) -> I64:
+        """Exit times on `clock` (ns), for all rows or `rows`."""
+        col = self.trace.events.time(clock)
+        return col[self.exit_event if rows is None else self.exit_event[rows]]
+
+    def incl(self, clock: str, rows: slice | None = None) -> I64:
+        """Inclusive time of each call on `clock`: end - start (ns)."""
+        col = self.trace.events.time(clock)
+        sel = slice(None) if rows is None else rows
+        out = col[self.exit_event[sel]]
+        out -= col[self.enter_event[sel]]
+        return out
+
+    def excl(self, clock: str, rows: slice | None = None, incl: I64 | None = None) -> I64:
+        """Exclusive time of each call: inclusive minus its children's inclusive (ns).
+
+        `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) so that no
+        child is cut from its parent; `incl` may pass the already computed inclusive times.
+        """
+        sel = slice(0, len(self)) if rows is None else rows
+        start = sel.start or 0
+        inc = self.incl(clock, sel) if incl is None else incl
+        par = self.parent[sel]
+        has = par >= 0
+        child_sum = np.zeros(len(inc), dtype=np.int64)
+        np.add.at(child_sum, par[has] - start, inc[has])
+        out = inc - child_sum
+        return out
+
+    def _time(self, clock: str, end: bool) -> I64 | None:
+        if clock not in self.clocks:
+            return None
+        return self.end(clock) if end else self.start(clock)
+
+    @property
+    def start_cpu(self) -> I64 | None:
+        """Thread-CPU ns at entry (None when the trace has no CPU clock)."""
+        return self._time("cpu", False)
+
+    @property
+    def end_cpu(self) -> I64 | None:
+        """Thread-CPU ns at exit."""
+        return self._time("cpu", True)
+
+    @property
+    def start_wall(self) -> I64 | None:
+        """Wall ns at entry (None when the trace has no wall clock)."""
+        return self._time("wall", False)
+
+    @property
+    def end_wall(self) -> I64 | None:
+        """Wall ns at exit."""
+        return self._time("wall", True)
+
+    @property
+    def incl_cpu(self) -> I64 | None:
+        """Inclusive thread-CPU ns per call."""
+        return self.incl("cpu") if "cpu" in self.clocks else None
+
+    @property
+    def excl_cpu(self) -> I64 | None:
+        """Exclusive thread-CPU ns per call."""
+        return self.excl("cpu") if "cpu" in self.clocks else None
+
+    @property
+    def incl_wall(self) -> I64 | None:
+        """Inclusive wall ns per call."""
+        return self.incl("wall") if "wall" in self.clocks else None
+
+    @property
+    def excl_wall(self) -> I64 | None:
+        """Exclusive wall ns per call."""
+        return self.excl("wall") if "wall" in self.clocks else None
+
+    def thread_span(self, t: int, clock: str) -> tuple[int, int]:
+        """(first, last) timestamp of thread row `t` on `clock`; (0, 0) without events."""
+        first, last = self._thread_events[t]
+        if first < 0:
+            return (0, 0)
+        col = self.trace.events.time(clock)
+        return int(col[first]), int(col[last])
+
+    def thread_total(self, t: int, clock: str) -> int:
+        """Last minus first timestamp of thread `t` on `clock` (dmtracedump's thread time)."""
+        first, last = self.thread_span(t, clock)
+        return last - first
+
+    @cached_property
+    def _thread_events(self) -> I64:
+        """(first, last) event row of each thread, -1 for threads without events."""
+        ev = self.trace.events
+        n = len(self.trace.threads)
+        out = np.full((n, 2), -1, dtype=np.int64)
+        if len(ev):
+            rows = np.arange(len(ev), dtype=np.int64)
+            first = np.full(n, len(ev), dtype=np.int64)
+            np.minimum.at(first, ev.thread, rows)
+            last = np.full(n, -1, dtype=np.int64)
+            np.maximum.at(last, ev.thread, rows)
+            seen = last >= 0
+            out[seen, 0] = first[seen]
+            out[seen, 1] = last[seen]
+        return out
+
+    def validate(self) -> None:
+        """Check the table's invariants; raise AssertionError naming the broken one."""
+        from traceview.analysis._checks import check_calls
+
+        check_calls(self)
+
+
+def build_calls(trace: Trace) -> CallTable:
+    """Reconstruct every call of `trace` (see the module docstring for the policies)."""
+    ev = trace.events
+    n_threads = len(trace.threads)
+    n = len(ev)
+    idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
+    if n and bool(np.all(ev.thread[1:] >= ev.thread[:-1])):
+        order: IntArray | None = None  # already grouped by thread: slices of arange
+    else:
+        order = np.argsort(ev.thread, kind="stable").astype(idx_dtype) if n else None
+    counts = np.bincount(ev.thread, minlength=n_threads) if n else np.zeros(n_threads, np.int64)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    pieces: list[Paired] = []
+    stats = {"synth": 0, "open": 0, "unroll": 0, "forced": 0, "dropped": 0}
+    for t in range(n_threads):
+        lo, hi = int(bounds[t]), int(bounds[t + 1])
+        if hi == lo:
+            pieces.append(Paired.empty())
+            continue
+        rows = np.arange(lo, hi, dtype=idx_dtype) if order is None else order[lo:hi]
+        act = ev.action[rows]
+        meth = ev.method[rows]
+        paired = pair_thread(rows, act, meth)
+        if paired.mismatched:
+            seq = repair_sequence(act, meth)
+            stats["dropped"] += seq.dropped
+            paired = pair_thread(
+                rows[seq.positions],
+                act[seq.positions],
+                meth[seq.positions],
+                enter_mask=seq.is_enter,
+                forced=seq.forced,
+                first=rows[0],
+                last=rows[-1],
+            )
+        for key in ("synth", "open", "unroll", "forced"):
+            stats[key] += getattr(paired, key)
+        pieces.append(paired)
+        del rows, act, meth
+    del order
+    table = _assemble(trace, pieces, idx_dtype)
+    table.diagnostics.extend(_diagnostics(stats))
+    return table
+
+
+def _assemble(trace: Trace, pieces: list[Paired], idx_dtype: type) -> CallTable:
+    """Concatenate per-thread pieces column by column (freeing as it goes), offset the row
+    references, and mark recursive calls."""
+    sizes = np.array([0 if p.method is None else len(p.method) for p in pieces], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    total = int(starts[-1])
+    row_dtype = np.int32 if total < 2**31 - 1 else np.int64
+    ranges = np.stack([starts[:-1], starts[1:]], axis=1) if pieces else np.zeros((0, 2), np.int64)
+
+    def column(name: str, dtype: type, offset: bool = False) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.empty(total, dtype=dtype)
+        for i, p in enumerate(pieces):
+            part = getattr(p, name)
+            if offset:
+                out[starts[i] : starts[i + 1]] = np.where(part >= 0, part + starts[i], part)
+            else:
+                out[starts[i] : starts[i + 1]] = part
+            setattr(p, name, None)
+        return out
+
+    method = column("method", np.int32)
+    depth = column("depth", np.int32)
+    parent = column("parent", row_dtype, offset=True)
+    subtree_end = column("subtree_end", row_dtype, offset=True)
+    enter_event = column("enter_event", idx_dtype)
+    exit_event = column("exit_event", idx_dtype)
+    flags = column("flags", np.uint8)
+    flags |= _recursive_flags(method, subtree_end, len(trace.methods))
+    return CallTable(
+        trace=trace,
+        method=method,
+        depth=depth,
+        parent=parent,
+        subtree_end=subtree_end,
+        enter_event=enter_event,
+        exit_event=exit_event,
+        flags=flags,
+        thread_ranges=ranges.astype(np.int64),
+    )
+
+
+def _recursive_flags(method: I32, subtree_end: IntArray, n_methods: int) -> npt.NDArray[np.uint8]:
+    """RECURSIVE where an earlier call of the same method contains the row.
+
+    Rows sorted by (method, row); within a method group a row is inside an earlier call iff
+    the running max of the earlier calls' subtree_end exceeds it. Groups are kept apart by
+    adding `group * (n + 1)` (so one global running max serves all groups); calls of other
+    threads never contain a row because threads are contiguous.
+    """
+    n = len(method)
+    out = np.zeros(n, dtype=np.uint8)
+    if n < 2:
+        return out
+    key = method.astype(np.uint16) if n_methods <= 0xFFFF else method
+    order = np.argsort(key, kind="stable")
+    del key
+    m_sorted = method[order].astype(np.int64)
+    span = np.int64(n + 1)
+    base = m_sorted * span
+    del m_sorted
+    ends = base + subtree_end[order]
+    running = np.maximum.accumulate(ends)
+    del ends
+    inside = np.empty(n, dtype=bool)
+    inside[0] = False
+    inside[1:] = running[:-1] > base[1:] + order[1:]
+    del running, base
+    out[order[inside]] = RECURSIVE
+    return out
+
+
+def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:
+    """One Diagnostic per kind of repair that happened (counts summed over threads)."""
+    texts = {
+        "synth": (
+            "exit-without-enter",
+            "exits with no matching enter (tracing began inside the method): entry set to the "
+            "thread's first timestamp",
+        ),
+        "open": (
+            "open-at-end",
+            "calls still open at the end: closed at the thread's last timestamp",
+        ),
+        "unroll": ("unroll-exit", "calls exited by an unroll (exception) record"),
+        "forced": (
+            "forced-exit",
+            "frames closed early because an exit named a method deeper in the stack",
+        ),
+        "dropped": (
+            "stray-exit-dropped",
+            "exits naming a method not on the (non-empty) stack were dropped",
+        ),
+    }
+    return [
+        Diagnostic(code, message, None, stats[key])
+        for key, (code, message) in texts.items()
+        if stats[key]
+    ]

@@ -1,0 +1,58 @@
+"""Clipping one thread's calls to a time range, for `profile(..., time_range=...)`.
+
+The range is given on one clock (wall, or cpu when there is no wall); the other clock's
+bounds are found per thread by linear interpolation between that thread's events, so both
+clocks measure the same stretch of the thread's life.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from traceview.analysis.calls import CallTable
+
+I64 = npt.NDArray[np.int64]
+
+
+def clipped_times(
+    calls: CallTable,
+    t: int,
+    clocks: tuple[str, ...],
+    range_clock: str,
+    time_range: tuple[int, int],
+) -> tuple[dict[str, I64], npt.NDArray[np.bool_], dict[str, int]]:
+    """For thread row `t`: clipped inclusive ns per call and clock, the mask of calls that
+    overlap the range, and the thread's clipped total per clock."""
+    lo, hi = (int(x) for x in calls.thread_ranges[t])
+    sel = slice(lo, hi)
+    rlo, rhi = time_range
+    s_r, e_r = calls.start(range_clock, sel), calls.end(range_clock, sel)
+    keep = ((s_r < rhi) & (e_r > rlo)) | ((s_r == e_r) & (s_r >= rlo) & (s_r < rhi))
+    first, last = calls.thread_span(t, range_clock)
+    incl: dict[str, I64] = {}
+    totals: dict[str, int] = {}
+    rows = np.union1d(calls.enter_event[sel], calls.exit_event[sel]) if hi > lo else None
+    for c in clocks:
+        if c == range_clock:
+            blo, bhi = rlo, rhi
+            f_c, l_c = first, last
+        else:
+            if rows is None:
+                incl[c] = np.zeros(0, dtype=np.int64)
+                totals[c] = 0
+                continue
+            xp = calls.trace.events.time(range_clock)[rows]
+            fp = calls.trace.events.time(c)[rows]
+            blo, bhi = (round(float(v)) for v in np.interp([rlo, rhi], xp, fp))
+            f_c, l_c = calls.thread_span(t, c)
+        start = np.clip(calls.start(c, sel), blo, max(blo, bhi))
+        end = np.clip(calls.end(c, sel), blo, max(blo, bhi))
+        end -= start
+        end[~keep] = 0
+        incl[c] = end
+        totals[c] = int(np.clip(l_c, blo, max(blo, bhi)) - np.clip(f_c, blo, max(blo, bhi)))
+    return incl, keep, totals

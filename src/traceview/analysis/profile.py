@@ -1,0 +1,321 @@
+"""Per-method statistics with traceview's semantics on both clocks, from a `CallTable`.
+
+`profile(calls, threads=None, clock=None, time_range=None) -> Profile` sits after
+`build_calls` and feeds the text/JSON exporters and the viewer. Semantics (format.md d.2/d.4):
+exclusive = Σ over all calls (recursive ones included); top exclusive (the "self" row) and
+inclusive = Σ over non-recursive calls only; calls = `n + r` (non-recursive + recursive).
+Edges: every call adds its inclusive time and one call to the edge (caller method -> its
+method), keyed also by whether the caller call and the call are recursive, which gives
+traceview's "Parents"/"Children" and the "... while recursive" groups. Roots have the caller
+`-1` ((toplevel)); the toplevel time of a thread is its total minus its roots' inclusive.
+A per-thread profile is computed for each thread and the selection is their merge, so
+per-thread and all-thread numbers come from one code path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.calls import RECURSIVE, CallTable
+from traceview.analysis.clip import clipped_times
+from traceview.model import Diagnostic, Trace
+
+I64 = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class EdgeTable:
+    """Caller -> callee aggregates, one row per (parent, child, parent_recursive,
+    child_recursive). `parent` is -1 for (toplevel). `calls` counts calls through the edge,
+    `incl[clock]` sums their inclusive ns."""
+
+    parent: npt.NDArray[np.int32]
+    child: npt.NDArray[np.int32]
+    parent_recursive: Bools
+    child_recursive: Bools
+    calls: I64
+    incl: dict[str, I64]
+
+    def __len__(self) -> int:
+        return len(self.child)
+
+
+@dataclass(frozen=True, eq=False)
+class Relatives:
+    """The parents or children of one method: `method` rows (-1 = (toplevel)), calls through
+    each edge and their inclusive ns per clock, by decreasing inclusive time."""
+
+    method: npt.NDArray[np.int32]
+    calls: I64
+    incl: dict[str, I64]
+
+    def __len__(self) -> int:
+        return len(self.method)
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """Statistics of a selection of threads. Per-method arrays are indexed by method row.
+
+    `calls`/`recursive_calls` are n and r; `incl`, `excl`, `top_excl` map each clock present
+    ("cpu", "wall") to int64 ns per method. `threads` are the selected thread rows and
+    `thread_total[clock]`, `thread_calls` their totals (last - first timestamp, clipped to the
+    range). `toplevel[clock]` is Σ totals - Σ roots' inclusive. `estimates` is True for
+    sampled traces. `time_range` is the (lo, hi) ns range on `range_clock`, or None.
+    """
+
+    trace: Trace
+    threads: tuple[int, ...]
+    clocks: tuple[str, ...]
+    calls: I64
+    recursive_calls: I64
+    incl: dict[str, I64]
+    excl: dict[str, I64]
+    top_excl: dict[str, I64]
+    edges: EdgeTable
+    thread_total: dict[str, I64]
+    thread_calls: I64
+    toplevel: dict[str, int]
+    estimates: bool = False
+    time_range: tuple[int, int] | None = None
+    range_clock: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def preferred_clock(self) -> str:
+        """traceview's time base: cpu unless the trace is wall-only (or clock=wall)."""
+        if "cpu" in self.clocks and self.trace.header.clock != "wall":
+            return "cpu"
+        return self.clocks[0]
+
+    def total(self, clock: str) -> int:
+        """Σ of the selected threads' totals on `clock` (traceview's 100 %)."""
+        return int(self.thread_total[clock].sum())
+
+    def off_cpu(self) -> I64 | None:
+        """Inclusive wall - inclusive cpu per method (time blocked), None without both."""
+        if "cpu" not in self.clocks or "wall" not in self.clocks:
+            return None
+        return self.incl["wall"] - self.incl["cpu"]
+
+    def used(self) -> npt.NDArray[np.intp]:
+        """Method rows with at least one call, ordered by decreasing inclusive time on the
+        preferred clock, ties by method row."""
+        rows = np.flatnonzero(self.calls + self.recursive_calls)
+        key = self.incl[self.preferred_clock][rows] if self.clocks else np.zeros(len(rows))
+        return rows[np.lexsort((rows, -key))]
+
+    def parents(self, method: int, recursive: bool = False) -> Relatives:
+        """Callers of `method` (its non-recursive calls, or recursive ones if `recursive`),
+        summed over whether the caller was recursive."""
+        e = self.edges
+        return _group(e, (e.child == method) & (e.child_recursive == recursive), e.parent)
+
+    def children(self, method: int, recursive: bool = False) -> Relatives:
+        """Callees of `method` called from its non-recursive calls (or recursive ones)."""
+        e = self.edges
+        return _group(e, (e.parent == method) & (e.parent_recursive == recursive), e.child)
+
+    def validate(self) -> None:
+        """Check the profile invariants (see `_checks.check_profile`)."""
+        from traceview.analysis._checks import check_profile
+
+        check_profile(self)
+
+
+def profile(
+    calls: CallTable,
+    threads: Iterable[int] | None = None,
+    clock: str | None = None,
+    time_range: tuple[int, int] | None = None,
+) -> Profile:
+    """The profile of `threads` (thread rows; default all) on `clock` (default every clock
+    present), optionally restricted to `time_range` (ns on the wall clock, or cpu when the
+    trace has no wall clock): calls are clipped to the range and counted when they overlap."""
+    return merge(thread_profiles(calls, threads, clock, time_range), calls)
+
+
+def thread_profiles(
+    calls: CallTable,
+    threads: Iterable[int] | None = None,
+    clock: str | None = None,
+    time_range: tuple[int, int] | None = None,
+) -> list[Profile]:
+    """One profile per selected thread row (same arguments as `profile`)."""
+    rows = range(len(calls.trace.threads)) if threads is None else threads
+    clocks = calls.clocks if clock is None else (clock,)
+    for c in clocks:
+        if c not in calls.clocks:
+            raise KeyError(f"this trace has no {c} clock")
+    return [_thread_profile(calls, int(t), clocks, time_range) for t in rows]
+
+
+def merge(parts: Sequence[Profile], calls: CallTable) -> Profile:
+    """Sum per-thread (or any disjoint) profiles into one."""
+    trace = calls.trace
+    n_methods = len(trace.methods)
+    clocks = parts[0].clocks if parts else calls.clocks
+    if len(parts) == 1:
+        return parts[0]
+    zeros = np.zeros(n_methods, dtype=np.int64)
+    keys = [_edge_keys(p.edges, n_methods) for p in parts]
+    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+    uniq, inverse = np.unique(all_keys, return_inverse=True)
+    edges = _edges_from_keys(
+        uniq,
+        n_methods,
+        _sum_by(inverse, np.concatenate([p.edges.calls for p in parts]), len(uniq)),
+        {
+            c: _sum_by(inverse, np.concatenate([p.edges.incl[c] for p in parts]), len(uniq))
+            for c in clocks
+        },
+    )
+    return Profile(
+        trace=trace,
+        threads=tuple(t for p in parts for t in p.threads),
+        clocks=clocks,
+        calls=sum((p.calls for p in parts), zeros),
+        recursive_calls=sum((p.recursive_calls for p in parts), zeros),
+        incl={c: sum((p.incl[c] for p in parts), zeros) for c in clocks},
+        excl={c: sum((p.excl[c] for p in parts), zeros) for c in clocks},
+        top_excl={c: sum((p.top_excl[c] for p in parts), zeros) for c in clocks},
+        edges=edges,
+        thread_total={
+            c: np.concatenate([p.thread_total[c] for p in parts]).astype(np.int64) for c in clocks
+        },
+        thread_calls=np.concatenate([p.thread_calls for p in parts]).astype(np.int64),
+        toplevel={c: sum(p.toplevel[c] for p in parts) for c in clocks},
+        estimates=trace.header.sampled,
+        time_range=parts[0].time_range if parts else None,
+        range_clock=parts[0].range_clock if parts else None,
+        diagnostics=list(calls.diagnostics),
+    )
+
+
+def _thread_profile(
+    calls: CallTable, t: int, clocks: tuple[str, ...], time_range: tuple[int, int] | None
+) -> Profile:
+    trace = calls.trace
+    n_methods = len(trace.methods)
+    lo, hi = (int(x) for x in calls.thread_ranges[t])
+    sel = slice(lo, hi)
+    method = calls.method[sel]
+    rec = (calls.flags[sel] & RECURSIVE).astype(bool)
+    parent = calls.parent[sel]
+    has_parent = parent >= 0
+    local_parent = parent[has_parent] - lo
+    keep: Bools | None = None
+    incl: dict[str, I64] = {}
+    totals: dict[str, int] = {}
+    range_clock = None
+    if time_range is not None:
+        range_clock = "wall" if "wall" in calls.clocks else "cpu"
+        clipped, keep, spans = clipped_times(calls, t, clocks, range_clock, time_range)
+        incl = clipped
+        totals = spans
+    else:
+        for c in clocks:
+            incl[c] = calls.incl(c, sel)
+            totals[c] = calls.thread_total(t, c)
+
+    if keep is not None:
+        method_k, rec_k = method[keep], rec[keep]
+    else:
+        method_k, rec_k = method, rec
+    n_calls = np.bincount(method_k[~rec_k], minlength=n_methods).astype(np.int64)
+    r_calls = np.bincount(method_k[rec_k], minlength=n_methods).astype(np.int64)
+
+    # edges: (caller method + 1, method, caller recursive, recursive) -> one int64 key
+    pm = np.full(hi - lo, -1, dtype=np.int64)
+    pm[has_parent] = method[local_parent]
+    prec = np.zeros(hi - lo, dtype=bool)
+    prec[has_parent] = rec[local_parent]
+    key = ((pm + 1) * (n_methods + 1) + method) * 4 + prec * 2 + rec
+    del pm, prec
+    if keep is not None:
+        key = key[keep]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    del key
+    edge_calls = np.bincount(inverse, minlength=len(uniq)).astype(np.int64)
+
+    excl: dict[str, I64] = {}
+    top: dict[str, I64] = {}
+    meth_incl: dict[str, I64] = {}
+    edge_incl: dict[str, I64] = {}
+    toplevel: dict[str, int] = {}
+    for c in clocks:
+        inc = incl.pop(c)
+        child_sum = np.bincount(local_parent, weights=inc[has_parent], minlength=hi - lo)
+        exc = inc - np.rint(child_sum).astype(np.int64)
+        del child_sum
+        inc_k = inc if keep is None else inc[keep]
+        exc_k = exc if keep is None else exc[keep]
+        excl[c] = _sum_by(method_k, exc_k, n_methods)
+        top[c] = _sum_by(method_k[~rec_k], exc_k[~rec_k], n_methods)
+        meth_incl[c] = _sum_by(method_k[~rec_k], inc_k[~rec_k], n_methods)
+        edge_incl[c] = _sum_by(inverse, inc_k, len(uniq))
+        toplevel[c] = totals[c] - int(inc[~has_parent].sum())
+        del inc, exc, inc_k, exc_k
+    edges = _edges_from_keys(uniq, n_methods, edge_calls, edge_incl)
+    return Profile(
+        trace=trace,
+        threads=(t,),
+        clocks=clocks,
+        calls=n_calls,
+        recursive_calls=r_calls,
+        incl=meth_incl,
+        excl=excl,
+        top_excl=top,
+        edges=edges,
+        thread_total={c: np.array([totals[c]], dtype=np.int64) for c in clocks},
+        thread_calls=np.array([len(method_k)], dtype=np.int64),
+        toplevel=toplevel,
+        estimates=trace.header.sampled,
+        time_range=time_range,
+        range_clock=range_clock,
+    )
+
+
+def _sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
+    """Σ values per index as int64 (bincount in float64: exact below 2**53 ns, 104 days)."""
+    if not len(index):
+        return np.zeros(n, dtype=np.int64)
+    return np.rint(np.bincount(index, weights=values, minlength=n)).astype(np.int64)
+
+
+def _edge_keys(e: EdgeTable, n_methods: int) -> I64:
+    key = (e.parent.astype(np.int64) + 1) * (n_methods + 1) + e.child
+    return key * 4 + e.parent_recursive * 2 + e.child_recursive
+
+
+def _edges_from_keys(uniq: I64, n_methods: int, calls: I64, incl: dict[str, I64]) -> EdgeTable:
+    pair, flags = np.divmod(uniq, 4)
+    parent, child = np.divmod(pair, n_methods + 1)
+    return EdgeTable(
+        parent=(parent - 1).astype(np.int32),
+        child=child.astype(np.int32),
+        parent_recursive=(flags & 2).astype(bool),
+        child_recursive=(flags & 1).astype(bool),
+        calls=calls,
+        incl=incl,
+    )
+
+
+def _group(e: EdgeTable, mask: Bools, by: npt.NDArray[np.int32]) -> Relatives:
+    """Edges under `mask` summed per `by` value (the other end), sorted by decreasing
+    inclusive time on the first clock, ties by method row."""
+    uniq, inverse = np.unique(by[mask], return_inverse=True)
+    incl = {c: _sum_by(inverse, v[mask], len(uniq)) for c, v in e.incl.items()}
+    calls = _sum_by(inverse, e.calls[mask], len(uniq))
+    first = next(iter(incl.values()), np.zeros(len(uniq), np.int64))
+    order = np.lexsort((uniq, -first))
+    return Relatives(
+        method=uniq[order].astype(np.int32),
+        calls=calls[order],
+        incl={c: v[order] for c, v in incl.items()},
+    )
