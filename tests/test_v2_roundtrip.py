@@ -119,3 +119,19 @@ def test_write_and_load_through_the_package(tmp_path: object, source: Trace) -> 
     trace = traceview.load(buf.getvalue())
     trace.validate()
     assert trace.header.variant == "v2-streaming" and len(trace.events) == len(source.events)
+
+
+def test_sampled_guess() -> None:
+    sampled = generate(4000, threads=3, seed=2, sampled=True)
+    back = read(dump(sampled, streaming=True))
+    back.validate()
+    assert back.header.sampled and back.header.sampling_interval_us is not None
+    assert 900 <= back.header.sampling_interval_us <= 1100
+
+
+def test_missing_clock_is_a_value_error(source: Trace) -> None:
+    from traceview.writer import with_clock
+
+    wall_only = with_clock(source, "wall")
+    with pytest.raises(ValueError, match="cpu"):
+        dump(wall_only, streaming=True, clock="dual")

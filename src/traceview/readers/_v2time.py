@@ -136,3 +136,27 @@ def clamp_backwards(
         )
     )
     return out
+
+
+def sampling(block: I64, col: I64) -> tuple[bool, float | None]:
+    """Guess a sampled trace from one clock (ns): records of one sample share a time (ties)
+    and samples are >= ~100 µs apart (format.md §1.9); returns (sampled, interval µs).
+
+    Looks at the first 2M steps inside blocks, the same test as the V1 readers make.
+    """
+    n = min(len(col), 2_000_001)
+    if n < 21:
+        return False, None
+    same = block[1:n] == block[: n - 1]
+    d = (col[1:n] - col[: n - 1])[same] / 1000.0
+    if len(d) < 20:
+        return False, None
+    nonzero = d[d > 0]
+    ties = float(np.mean(d == 0))
+    if len(nonzero) < 5:
+        return ties >= 0.9, None
+    if ties < 0.2 or float(np.percentile(nonzero, 20)) < 100:
+        return False, None
+    p10 = float(np.percentile(nonzero, 10))
+    near = nonzero[nonzero <= 1.5 * p10]
+    return True, round(float(np.median(near)), 1)

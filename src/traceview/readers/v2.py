@@ -27,7 +27,13 @@ from traceview.model import (
 from traceview.readers._v2blocks import Records, decode_blocks
 from traceview.readers._v2packets import HEADER_SIZE, Block, Layout, Walk, prefix, probe, walk
 from traceview.readers._v2tables import build_methods, build_threads, parse_summary
-from traceview.readers._v2time import clamp_backwards, fix_wall_unit_bug, to_ns, unit_of
+from traceview.readers._v2time import (
+    clamp_backwards,
+    fix_wall_unit_bug,
+    sampling,
+    to_ns,
+    unit_of,
+)
 
 MAGIC = b"SLOW"
 VERSIONS = (4, 5, 0xF4, 0xF5)
@@ -277,6 +283,8 @@ def _assemble(
             )
         )
     clock: Clock = "dual" if layout.clocks == 2 else single  # type: ignore[assignment]
+    last_clock = wall if wall is not None else cpu
+    sampled, interval = sampling(rec.block, last_clock) if last_clock is not None else (False, None)
     start = header_start[0]
     start_us = start // 1000 if unit != "us" else start
     header = Header(
@@ -290,6 +298,8 @@ def _assemble(
         elapsed_ns=elapsed,
         overflow=overflow,
         options=options,
+        sampled=sampled,
+        sampling_interval_us=interval,
         entry_format=layout.generation if found.blocks else None,
     )
     events = EventTable(thread_col, method_col, rec.action.astype(np.uint8), cpu, wall)

@@ -60,7 +60,12 @@ def write_v2(
     clock = clock or (
         "dual" if len(ev.clocks) == 2 else "wall" if ev.wall is not None else "thread-cpu"
     )
-    cols = {"dual": ("wall", "cpu"), "wall": ("wall",), "thread-cpu": ("cpu",)}[clock]
+    cols = {"dual": ("wall", "cpu"), "wall": ("wall",), "thread-cpu": ("cpu",)}.get(clock)
+    if cols is None:
+        raise ValueError(f"clock must be dual, wall or thread-cpu for V2, not {clock!r}")
+    missing = [c for c in cols if c not in ev.clocks]
+    if missing:
+        raise ValueError(f"clock={clock} needs the {' and '.join(missing)} clock")
     scale = 1000 if unit == "us" else 1
     times = [np.asarray(ev.time(c), dtype=np.int64) // scale for c in cols]
     ids = _method_ids(trace)
