@@ -86,7 +86,8 @@ def generate(
         if got >= records or got == 0:
             break
         total = int(total * records / got * 1.15) + 100  # sample a longer run
-    trace = _assemble(lib, plan, per_thread, cpu, wall, rng, clock, style, pid, version, records)
+    limit = records if sampled else None  # the sampler ran longer than needed: stop it
+    trace = _assemble(lib, plan, per_thread, cpu, wall, rng, clock, style, pid, version, limit)
     if sampled:
         trace.header = replace(
             trace.header, sampled=True, sampling_interval_us=float(sampling_interval_us)
@@ -142,7 +143,9 @@ def _thread(
     out: Cols = tuple(np.concatenate([p[i] for p in parts]) for i in range(5))  # type: ignore[assignment]
     if balanced:
         out[0][out[0] == 2] = 1  # an exception unwinding is an ordinary exit here
-    return out
+        if budget < len(out[0]):  # too small for the frames it must close: leave it out
+            out = tuple(c[:0] for c in out)  # type: ignore[assignment]
+    return tuple(c[:budget] for c in out) if not balanced else out  # type: ignore[return-value]
 
 
 def _cols(action: I64, method: I64, delta: I64) -> Cols:
@@ -194,7 +197,7 @@ def _assemble(
     style: str,
     pid: int,
     version: int | None,
-    limit: int,
+    limit: int | None,
 ) -> Trace:
     """Interleave the threads by wall time (keeping the first `limit` records), build tables."""
     lens = np.array([len(c[0]) for c in per_thread], dtype=np.int64)

@@ -74,11 +74,16 @@ def sample(
     rng: np.random.Generator,
 ) -> tuple[list[Cols], list[I64], list[I64]]:
     """The sampled records of every thread, their CPU and wall µs times."""
-    end = max(int(w[-1]) for w in walls if len(w))
+    end = max((int(w[-1]) for w in walls if len(w)), default=0)
     grid = np.arange(0, end + 1, max(interval_us, 1), dtype=np.int64)
     grid = grid + rng.integers(0, max(interval_us // 4, 1), len(grid))  # the sampler wakes late
     out_cols, out_cpu, out_wall = [], [], []
     for (action, method, *_), cpu, wall in zip(per_thread, cpus, walls, strict=True):
+        if not len(action):
+            out_cols.append((action, method, action, action, action))
+            out_cpu.append(cpu)
+            out_wall.append(wall)
+            continue
         act = np.where(action == 2, 1, action)
         depth, top, parent = _tops(act)
         picks = np.searchsorted(wall, grid, side="right") - 1
