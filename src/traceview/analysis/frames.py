@@ -1,0 +1,83 @@
+"""Frame budget: the main thread's frame-sized calls that ran longer than a budget (16 ms).
+
+Which calls count as frames, in order of preference:
+
+1. calls of `Choreographer.doFrame` (any overload; Android's vsync frame callback), outermost
+   ones only (a recursive inner call is part of its outer frame);
+2. else the outermost `Handler.dispatchMessage` / `Looper.loopOnce` calls (one message of the
+   main looper each);
+3. else the top-level calls (depth 0) of the thread.
+
+A call is over budget when its duration on the chosen clock (wall when the trace has it, else
+thread CPU) is at least the budget. Sits between the call table and the viewer's Frames view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.calls import CallTable
+
+I64 = npt.NDArray[np.int64]
+
+FRAME_METHODS = (("Choreographer", "doFrame"),)
+DISPATCH_METHODS = (("Handler", "dispatchMessage"), ("Looper", "loopOnce"))
+
+
+@dataclass(frozen=True)
+class FrameCalls:
+    """Over-budget frame calls of one thread: call rows sorted by start, and how they were chosen.
+
+    `kind` is "doFrame", "dispatch" or "toplevel"; `frames` is the number of frame calls
+    considered (over budget or not); `clock` the clock the budget was measured on.
+    """
+
+    thread: int
+    kind: str
+    clock: str
+    frames: int
+    rows: I64
+
+
+def _methods_named(calls: CallTable, pairs: tuple[tuple[str, str], ...]) -> npt.NDArray[np.bool_]:
+    """Method rows whose simple class name and method name match one of `pairs`."""
+    me = calls.trace.methods
+    out = np.zeros(len(me), dtype=bool)
+    for row in range(len(me)):  # one pass over methods, not calls
+        cls = me.class_name[row].replace("/", ".").rstrip(";")
+        simple = cls.rsplit(".", 1)[-1].rsplit("$", 1)[-1]
+        out[row] = (simple, me.name[row]) in pairs
+    return out
+
+
+def frame_calls(calls: CallTable, thread: int, budget_ns: int, clock: str) -> FrameCalls:
+    """The frame calls of thread row `thread` lasting at least `budget_ns` on `clock`."""
+    lo, hi = (int(x) for x in calls.thread_ranges[thread])
+    method = calls.method[lo:hi]
+    kind, rows = "toplevel", np.flatnonzero(calls.depth[lo:hi] == 0)
+    for name, pairs in (("doFrame", FRAME_METHODS), ("dispatch", DISPATCH_METHODS)):
+        hit = _methods_named(calls, pairs)[method]
+        if hit.any():
+            kind, rows = name, _outermost(calls.subtree_end[lo:hi] - lo, hit)
+            break
+    rows = rows.astype(np.int64) + lo
+    dur = calls.end(clock, rows) - calls.start(clock, rows)
+    keep = rows[dur >= budget_ns]
+    return FrameCalls(thread=thread, kind=kind, clock=clock, frames=len(rows), rows=keep)
+
+
+def _outermost(subtree_end: npt.NDArray[np.integer], hit: npt.NDArray[np.bool_]) -> I64:
+    """Local rows where `hit` holds and no ancestor is a hit.
+
+    In pre-order, row `i` has a hit ancestor iff an earlier hit's subtree reaches past `i`.
+    """
+    n = len(hit)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    reach = np.maximum.accumulate(np.where(hit, subtree_end, 0))
+    inside = np.zeros(n, dtype=bool)
+    inside[1:] = reach[:-1] > np.arange(1, n)
+    return np.flatnonzero(hit & ~inside).astype(np.int64)

@@ -1,0 +1,88 @@
+"""The "my code" filter: keep the calls of classes under some package prefixes, fold the rest.
+
+`keep_packages(calls, prefixes)` returns a `CallTable` holding only the calls whose class
+starts with one of the prefixes; every other call folds into its nearest kept caller (its
+time becomes that caller's exclusive time, its kept callees become that caller's children).
+Calls with no kept caller fold into the thread's top level. The result is an ordinary call
+table (pre-order, contiguous subtrees, same event rows), so the profile, the call tree, the
+flame graph and the timeline work on it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.calls import CallTable
+from traceview.model import MethodTable
+
+
+def parse_prefixes(text: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Normalise `com.a,org/b/` style prefixes: dotted, stripped, empty ones dropped, sorted."""
+    if text is None:
+        return ()
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    out = {p.strip().replace("/", ".").strip(".") for p in parts}
+    return tuple(sorted(p for p in out if p))
+
+
+def method_mask(methods: MethodTable, prefixes: Iterable[str]) -> npt.NDArray[np.bool_]:
+    """True for the method rows whose class is `prefix` or inside `prefix.` for some prefix.
+
+    Dalvik's slash form (`Lcom/a/B;` or `com/a/B`) is compared in dotted form.
+    """
+    pre = parse_prefixes(prefixes)
+    out = np.zeros(len(methods), dtype=bool)
+    if not pre:
+        return out
+    for row, cls in enumerate(methods.class_name):  # one pass over methods, not calls
+        name = cls.replace("/", ".")
+        if name.startswith("L") and name.endswith(";"):
+            name = name[1:-1]
+        out[row] = any(name == p or name.startswith(p + ".") for p in pre)
+    return out
+
+
+def keep_packages(calls: CallTable, prefixes: Iterable[str]) -> CallTable:
+    """The calls of classes under `prefixes`, every other call folded into its kept caller."""
+    keep = method_mask(calls.trace.methods, prefixes)[calls.method]
+    return keep_calls(calls, keep)
+
+
+def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
+    """The rows where `keep` is True, re-linked to their nearest kept ancestors."""
+    n = len(calls)
+    row_dtype = calls.parent.dtype
+    parent = calls.parent.astype(np.int64)
+    # pointer jumping: after k rounds `up` skips up to 2**k unkept ancestors
+    up = parent.copy()
+    while True:
+        has = up >= 0
+        bad = np.zeros(n, dtype=bool)
+        bad[has] = ~keep[up[has]]
+        if not bad.any():
+            break
+        up[bad] = up[up[bad]]  # every skipped ancestor is unkept (invariant)
+    kept = np.flatnonzero(keep)
+    cum = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(keep, out=cum[1:])
+    new_parent = np.where(up[kept] >= 0, cum[np.maximum(up[kept], 0)], -1)
+    new_end = cum[calls.subtree_end[kept].astype(np.int64)]
+    m = len(kept)
+    # depth of row j = its ancestors = j - #{k: subtree_end[k] <= j}
+    closed = np.cumsum(np.bincount(new_end, minlength=m + 1))[:m]
+    depth = (np.arange(m, dtype=np.int64) - closed).astype(np.int32)
+    return CallTable(
+        trace=calls.trace,
+        method=calls.method[kept],
+        depth=depth,
+        parent=new_parent.astype(row_dtype),
+        subtree_end=new_end.astype(row_dtype),
+        enter_event=calls.enter_event[kept],
+        exit_event=calls.exit_event[kept],
+        flags=calls.flags[kept],
+        thread_ranges=cum[calls.thread_ranges],
+        diagnostics=list(calls.diagnostics),
+    )

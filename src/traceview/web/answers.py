@@ -1,0 +1,251 @@
+"""The answer to each data-API request (docs/web-api.md) as a JSON-ready dict, from a `Session`.
+
+Shared by the live server (`web/app.py`, which adds HTTP and caching) and the report
+(`exporters/html.py`, which precomputes a set of them). Every list is capped so an answer
+stays bounded; capped lists say `"truncated": true`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.frames import frame_calls
+from traceview.analysis.profile import Profile, Relatives
+from traceview.web.payload import (
+    PALETTE,
+    Json,
+    flag_names,
+    header_json,
+    ints,
+    methods_json,
+    tile_json,
+    us,
+    us1,
+)
+from traceview.web.session import Query, Session
+
+MAX_PROFILE_ROWS = 20_000
+MAX_RELATION_ROWS = 500
+MAX_FRAMES = 5_000
+
+
+def trace_answer(s: Session) -> Json:
+    """/api/trace: header, clocks, time span, threads, diagnostics, palette."""
+    tr, calls = s.trace, s.calls
+    records = np.bincount(tr.events.thread, minlength=len(tr.threads))
+    main = s.main_thread()
+    threads = []
+    for t in range(len(tr.threads)):
+        lo, hi = (int(x) for x in calls.thread_ranges[t])
+        first, last = s.thread_spans[t]
+        has = bool(s.thread_has_events[t])
+        threads.append(
+            {
+                "row": t,
+                "id": int(tr.threads.id[t]),
+                "name": tr.threads.name[t],
+                "label": tr.threads.label(t),
+                "records": int(records[t]),
+                "calls": hi - lo,
+                "cpu_us": us1(calls.thread_total(t, "cpu")) if "cpu" in s.clocks else None,
+                "wall_us": us1(calls.thread_total(t, "wall")) if "wall" in s.clocks else None,
+                "start_us": us1(first, s.origin) if has else None,
+                "end_us": us1(last, s.origin) if has else None,
+                "main": t == main,
+            }
+        )
+    diagnostics = [d.to_json() for d in [*tr.diagnostics, *calls.diagnostics]]
+    return {
+        "source": tr.source,
+        "header": header_json(tr),
+        "clocks": list(s.clocks),
+        "default_clock": s.default_clock,
+        "timeline_clock": s.timeline_clock,
+        "estimates": bool(tr.header.sampled),
+        "time": {
+            "origin_us": us1(s.origin),
+            "start_us": 0.0,
+            "end_us": us1(s.end, s.origin),
+        },
+        "threads": threads,
+        "diagnostics": diagnostics,
+        "palette": PALETTE,
+        "live": s.live,
+    }
+
+
+def methods_answer(s: Session) -> Json:
+    """/api/methods: names and colour index per method row."""
+    return methods_json(s.trace, s.method_colors())
+
+
+def timeline_answer(s: Session, thread: int, level: int, tile: int) -> Json:
+    """/api/timeline: one LOD tile of one thread."""
+    return tile_json(s.timeline().tile(thread, level, tile), s.origin)
+
+
+def highlight_answer(s: Session, method: int, thread: int, level: int, tile: int) -> Json:
+    """/api/highlight: a method's extents in one tile."""
+    if not 0 <= method < len(s.trace.methods):
+        raise ValueError(f"no method row {method}")
+    start, end = s.timeline().highlight(method, thread, level, tile)
+    return {"method": method, "thread": thread, "level": level, "tile": tile,
+            "start": us(start, s.origin), "end": us(end, s.origin)}  # fmt: skip
+
+
+def call_answer(s: Session, row: int) -> Json:
+    """/api/call/{row}: one call's times on both clocks, flags and caller."""
+    calls = s.calls
+    if not 0 <= row < len(calls):
+        raise ValueError(f"no call row {row}")
+    idx = np.array([row])
+    end = int(calls.subtree_end[row])
+    kids = np.arange(row + 1, end)
+    kids = kids[calls.parent[row + 1 : end] == row]
+    times: dict[str, Any] = {}
+    for clock in ("cpu", "wall"):
+        if clock not in s.clocks:
+            times[f"incl_{clock}_us"] = times[f"excl_{clock}_us"] = None
+            continue
+        incl = int((calls.end(clock, idx) - calls.start(clock, idx))[0])
+        child = int((calls.end(clock, kids) - calls.start(clock, kids)).sum())
+        times[f"incl_{clock}_us"] = us1(incl)
+        times[f"excl_{clock}_us"] = us1(incl - child)
+    off = None
+    if len(s.clocks) == 2:
+        off = round(times["incl_wall_us"] - times["incl_cpu_us"], 3)
+    clock = s.timeline_clock
+    return {
+        "row": row,
+        "thread": int(np.searchsorted(calls.thread_ranges[:, 1], row, side="right")),
+        "method": int(calls.method[row]),
+        "depth": int(calls.depth[row]),
+        "start_us": us1(int(calls.start(clock, idx)[0]), s.origin),
+        "end_us": us1(int(calls.end(clock, idx)[0]), s.origin),
+        **times,
+        "off_cpu_us": off,
+        "flags": flag_names(int(calls.flags[row])),
+        "parent": int(calls.parent[row]),
+    }
+
+
+def profile_answer(s: Session, q: Query) -> Json:
+    """/api/profile: traceview's table, rows with non-zero inclusive time on `q.clock`."""
+    p = s.profile(q)
+    incl = p.incl[q.clock]
+    rows = np.flatnonzero(incl > 0)
+    rows = rows[np.lexsort((rows, -incl[rows]))]
+    truncated = len(rows) > MAX_PROFILE_ROWS
+    rows = rows[:MAX_PROFILE_ROWS]
+    n_calls = p.calls[rows] + p.recursive_calls[rows]
+    cols: Json = {"method": ints(rows)}
+    for clock in ("cpu", "wall"):
+        have = clock in p.clocks
+        cols[f"incl_{clock}_us"] = us(p.incl[clock][rows]) if have else None
+        cols[f"excl_{clock}_us"] = us(p.excl[clock][rows]) if have else None
+    off = p.off_cpu()
+    cols["off_cpu_us"] = us(off[rows]) if off is not None else None
+    cols["calls"] = ints(p.calls[rows])
+    cols["recursive_calls"] = ints(p.recursive_calls[rows])
+    for clock in ("cpu", "wall"):
+        per = p.incl[clock][rows] / np.maximum(n_calls, 1) if clock in p.clocks else None
+        cols[f"{clock}_per_call_us"] = us(per) if per is not None else None
+    return {
+        "clock": q.clock,
+        "total": {f"{c}_us": us1(p.total(c)) if c in p.clocks else None for c in ("cpu", "wall")},
+        "toplevel": {
+            f"{c}_us": us1(p.toplevel[c]) if c in p.clocks else None for c in ("cpu", "wall")
+        },
+        "estimates": bool(p.estimates),
+        "methods": cols,
+        "truncated": truncated,
+    }
+
+
+def _edge_rows(
+    p: Profile, edges: Relatives, totals: npt.NDArray[np.int64], clock: str
+) -> tuple[list[Json], bool]:
+    """Relation rows `{method, calls, total_calls, incl_cpu_us, incl_wall_us}`, by `clock`."""
+    ends = edges.method
+    key = edges.incl.get(clock, edges.calls)
+    order = np.lexsort((ends, -key))[:MAX_RELATION_ROWS]
+    out = []
+    for i in order.tolist():
+        out.append(
+            {
+                "method": int(ends[i]),
+                "calls": int(edges.calls[i]),
+                "total_calls": int(totals[i]),
+                "incl_cpu_us": us1(int(edges.incl["cpu"][i])) if "cpu" in p.clocks else None,
+                "incl_wall_us": us1(int(edges.incl["wall"][i])) if "wall" in p.clocks else None,
+            }
+        )
+    return out, len(ends) > MAX_RELATION_ROWS
+
+
+def relations_answer(s: Session, method: int, q: Query) -> Json:
+    """/api/relations/{method}: parents, children, self row and the recursive groups."""
+    if not 0 <= method < len(s.trace.methods):
+        raise ValueError(f"no method row {method}")
+    p = s.profile(q)
+    all_calls = p.calls + p.recursive_calls
+    mine = int(all_calls[method])
+    out: Json = {"method": method, "clock": q.clock}
+    truncated = False
+    for name, recursive in (("", False), ("_recursive", True)):
+        par = p.parents(method, recursive)
+        rows, cut = _edge_rows(p, par, np.full(len(par), mine, dtype=np.int64), q.clock)
+        out[f"parents{name}"] = rows
+        kids = p.children(method, recursive)
+        rows2, cut2 = _edge_rows(p, kids, all_calls[kids.method], q.clock)
+        out[f"children{name}"] = rows2
+        truncated = truncated or cut or cut2
+    out["self"] = {
+        "method": method,
+        "calls": mine,
+        "total_calls": mine,
+        "incl_cpu_us": us1(int(p.top_excl["cpu"][method])) if "cpu" in p.clocks else None,
+        "incl_wall_us": us1(int(p.top_excl["wall"][method])) if "wall" in p.clocks else None,
+    }
+    out["incl_cpu_us"] = us1(int(p.incl["cpu"][method])) if "cpu" in p.clocks else None
+    out["incl_wall_us"] = us1(int(p.incl["wall"][method])) if "wall" in p.clocks else None
+    out["truncated"] = truncated
+    return out
+
+
+def frames_answer(s: Session, budget_ms: float) -> Json:
+    """/api/frames: main-thread frame calls over `budget_ms`."""
+    if not budget_ms >= 0 or budget_ms > 1e9:
+        raise ValueError("bad budget_ms")
+    thread = s.main_thread()
+    clock = "wall" if "wall" in s.clocks else "cpu"
+    calls = s.calls
+    fc = frame_calls(calls, thread, round(budget_ms * 1e6), clock)
+    rows = fc.rows[:MAX_FRAMES]
+    tl = s.timeline_clock
+    cols: Json = {
+        "call": ints(rows),
+        "method": ints(calls.method[rows]),
+        "start_us": us(calls.start(tl, rows), s.origin),
+        "end_us": us(calls.end(tl, rows), s.origin),
+    }
+    for c in ("wall", "cpu"):
+        have = c in s.clocks
+        cols[f"{c}_us"] = us(calls.end(c, rows) - calls.start(c, rows)) if have else None
+    return {
+        "budget_us": round(budget_ms * 1000, 3),
+        "thread": thread,
+        "kind": fc.kind,
+        "clock": fc.clock,
+        "frames": fc.frames,
+        "calls": cols,
+        "truncated": len(fc.rows) > MAX_FRAMES,
+    }
+
+
+def flame_answer(s: Session, kind: str, q: Query) -> Json:
+    """/api/flame: the merged call tree laid out (see analysis/flame.py)."""
+    raise ValueError("flame graph not available yet")

@@ -1,0 +1,150 @@
+"""JSON shaping for the viewer's data API (docs/web-api.md): ns arrays in, µs columns out.
+
+Pure functions from analysis results to JSON-ready dicts, shared by the live server
+(`web/app.py`) and the self-contained report (`exporters/html.py`). Names from the trace are
+passed through as plain JSON strings; `encode` and `script_json` make them safe to send.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.timeline import Tile
+from traceview.model import Trace
+
+# traceview's ColorController palette, in its order (format.md d.4 "Colours")
+PALETTE_RGB = (
+    (90, 90, 255),
+    (0, 240, 0),
+    (255, 0, 0),
+    (0, 255, 255),
+    (255, 80, 255),
+    (200, 200, 0),
+    (40, 0, 200),
+    (150, 255, 150),
+    (150, 0, 0),
+    (30, 150, 150),
+    (200, 200, 255),
+    (0, 120, 0),
+    (255, 150, 150),
+    (140, 80, 140),
+    (150, 100, 50),
+    (70, 70, 70),
+)
+PALETTE = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in PALETTE_RGB]
+
+FLAG_NAMES: tuple[tuple[int, str], ...] = (
+    (1, "recursive"),
+    (2, "entry-synthesised"),
+    (4, "open-at-end"),
+    (8, "unroll"),
+    (16, "forced-exit"),
+)
+
+Json = dict[str, Any]
+
+
+def encode(obj: object) -> bytes:
+    """Compact UTF-8 JSON (non-ASCII kept as is; NaN is never produced by the payloads)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def script_json(obj: object) -> str:
+    """JSON safe inside an HTML `<script>` element: `<`, `>`, `&`, U+2028/9 as \\u escapes."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for raw, esc in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(raw, esc)
+    return text
+
+
+def us(ns: npt.ArrayLike, origin: int = 0) -> list[float]:
+    """ns values (relative to `origin`) as µs rounded to the ns, as a JSON list."""
+    arr = (np.asarray(ns, dtype=np.float64) - origin) / 1000.0
+    out: list[float] = np.round(arr, 3).tolist()
+    return out
+
+
+def us1(ns: int | float | None, origin: int = 0) -> float | None:
+    """One ns value as µs (None stays None)."""
+    return None if ns is None else round((float(ns) - origin) / 1000.0, 3)
+
+
+def ints(values: npt.ArrayLike) -> list[int]:
+    """A numpy integer column as a JSON list."""
+    out: list[int] = np.asarray(values).astype(np.int64).tolist()
+    return out
+
+
+def header_json(trace: Trace) -> Json:
+    """The `header` object of /api/trace."""
+    h = trace.header
+    return {
+        "variant": h.variant,
+        "version": h.version,
+        "clock": h.clock,
+        "vm": h.vm,
+        "pid": h.pid,
+        "start_time_us": h.start_time_us,
+        "elapsed_us": us1(h.elapsed_ns),
+        "overflow": h.overflow,
+        "sampled": h.sampled,
+        "sampling_interval_us": h.sampling_interval_us,
+        "entry_format": h.entry_format,
+        "record_size": h.record_size,
+        "options": dict(h.options),
+    }
+
+
+def methods_json(trace: Trace, color: npt.NDArray[np.int64]) -> Json:
+    """/api/methods: one entry per method row, `color` an index into the palette or -1."""
+    me = trace.methods
+    n = len(me)
+    return {
+        "label": [me.label(i) for i in range(n)],
+        "class": list(me.class_name),
+        "name": list(me.name),
+        "signature": list(me.signature),
+        "file": list(me.source_file),
+        "line": ints(me.line),
+        "color": ints(color),
+    }
+
+
+def tile_json(tile: Tile, origin: int) -> Json:
+    """/api/timeline: one LOD tile, times in µs relative to the time origin."""
+    return {
+        "thread": tile.thread,
+        "level": tile.level,
+        "tile": tile.tile,
+        "t0": us1(tile.t0, origin),
+        "t1": us1(tile.t1, origin),
+        "rects": {
+            "call": ints(tile.rect_call),
+            "method": ints(tile.rect_method),
+            "depth": ints(tile.rect_depth),
+            "start": us(tile.rect_start, origin),
+            "end": us(tile.rect_end, origin),
+        },
+        "merged": {
+            "depth": ints(tile.merged_depth),
+            "start": us(tile.merged_start, origin),
+            "end": us(tile.merged_end, origin),
+            "count": ints(tile.merged_count),
+        },
+        "truncated": tile.truncated,
+    }
+
+
+def flag_names(flags: int) -> list[str]:
+    """The names of the bits set in a call's flags."""
+    return [name for bit, name in FLAG_NAMES if flags & bit]

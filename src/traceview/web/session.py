@@ -1,0 +1,198 @@
+"""One loaded trace as the viewer sees it: the call table, the timeline index and answer caches.
+
+`Session.load(path, progress)` reads a trace and builds what the first screen needs (calls,
+default profile for the method colours, timeline); `web/app.py` and `exporters/html.py` ask
+it for answers through `web/answers.py`. Answers are cached as encoded JSON per request key
+(path + sorted parameters, i.e. per threads/clock/range/mycode), filtered call tables per
+"my code" prefix set.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.calls import CallTable, build_calls
+from traceview.analysis.mycode import keep_packages, parse_prefixes
+from traceview.analysis.profile import Profile, profile
+from traceview.analysis.timeline import Timeline
+from traceview.model import Trace
+
+I64 = npt.NDArray[np.int64]
+Progress = Callable[[str], None]
+CACHE_ANSWERS = 512
+CACHE_FILTERS = 8
+
+
+@dataclass(frozen=True)
+class Query:
+    """The common query parameters, parsed: clock, thread rows, ns range, my-code prefixes."""
+
+    clock: str
+    threads: tuple[int, ...] | None
+    time_range: tuple[int, int] | None
+    mycode: tuple[str, ...]
+
+
+class Session:
+    """A trace plus everything derived from it that the viewer reuses between requests."""
+
+    def __init__(self, trace: Trace, calls: CallTable | None = None, *, live: bool = True) -> None:
+        self.trace = trace
+        self.live = live
+        self.calls = build_calls(trace) if calls is None else calls
+        clocks = trace.clocks
+        self.timeline_clock = "wall" if "wall" in clocks else "cpu"
+        self.default_clock = "cpu" if "cpu" in clocks and trace.header.clock != "wall" else "wall"
+        self.clocks = tuple(c for c in ("cpu", "wall") if c in clocks)
+        spans = [self.calls.thread_span(t, self.timeline_clock) for t in range(len(trace.threads))]
+        has = np.bincount(trace.events.thread, minlength=len(trace.threads)) > 0
+        live_spans = [s for s, h in zip(spans, has, strict=True) if h]
+        self.origin = min((s[0] for s in live_spans), default=0)
+        self.end = max((s[1] for s in live_spans), default=0)
+        self.thread_spans = spans
+        self.thread_has_events = has
+        self.lock = threading.RLock()
+        self._answers: OrderedDict[str, bytes] = OrderedDict()
+        self._filters: OrderedDict[tuple[str, ...], CallTable] = OrderedDict()
+        self._timeline: Timeline | None = None
+        self._colors: I64 | None = None
+
+    @classmethod
+    def load(cls, source: str, progress: Progress | None = None) -> Session:
+        """Read `source` and build the calls, colours and timeline, reporting each phase."""
+        from traceview import load
+
+        step = progress or (lambda _phase: None)
+        step("reading")
+        trace = load(source)
+        step("building calls")
+        session = cls(trace)
+        step("profiling")
+        session.method_colors()
+        step("indexing the timeline")
+        session.timeline()
+        step("ready")
+        return session
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str) -> Session:
+        """A session over a trace given as bytes (an upload); `name` becomes its source."""
+        from traceview import load
+
+        trace = load(data)
+        trace.source = name
+        session = cls(trace)
+        session.method_colors()
+        return session
+
+    # -- derived data, built once -------------------------------------------------------------
+
+    def timeline(self) -> Timeline:
+        """The LOD index of every thread on the timeline clock."""
+        with self.lock:
+            if self._timeline is None:
+                clock = self.timeline_clock
+                self._timeline = Timeline(
+                    self.calls,
+                    self.calls.start(clock),
+                    self.calls.end(clock),
+                    self.origin,
+                    self.end,
+                )
+            return self._timeline
+
+    def prepare_timeline(self) -> None:
+        """Build the per-level tile indexes of the big threads (run in the background)."""
+        tl = self.timeline()
+        for t in range(tl.threads):
+            tl.prepare(t)  # concurrent tiles may build a level twice; the result is the same
+
+    def method_colors(self) -> I64:
+        """Palette index per method row: round-robin in order of inclusive time, -1 if unused."""
+        with self.lock:
+            if self._colors is None:
+                prof = profile(self.calls)
+                order = prof.used()
+                colors = np.full(len(self.trace.methods), -1, dtype=np.int64)
+                colors[order] = np.arange(len(order)) % 16
+                self._colors = colors
+            return self._colors
+
+    def filtered(self, mycode: tuple[str, ...]) -> CallTable:
+        """The call table with only the `mycode` packages' frames (all calls when empty)."""
+        if not mycode:
+            return self.calls
+        with self.lock:
+            hit = self._filters.get(mycode)
+            if hit is None:
+                hit = keep_packages(self.calls, mycode)
+                self._filters[mycode] = hit
+                while len(self._filters) > CACHE_FILTERS:
+                    self._filters.popitem(last=False)
+            return hit
+
+    def profile(self, q: Query) -> Profile:
+        """The profile of a query's selection on both clocks."""
+        return profile(self.filtered(q.mycode), threads=q.threads, time_range=q.time_range)
+
+    # -- queries and caching ------------------------------------------------------------------
+
+    def query(
+        self,
+        clock: str | None = None,
+        threads: str | None = None,
+        t0: str | None = None,
+        t1: str | None = None,
+        mycode: str | None = None,
+    ) -> Query:
+        """Parse the common parameters (strings as sent); ValueError on a bad one."""
+        c = clock or self.default_clock
+        if c not in self.clocks:
+            raise ValueError(f"this trace has no {c} clock")
+        rows: tuple[int, ...] | None = None
+        if threads:
+            rows = tuple(sorted({int(x) for x in threads.split(",") if x.strip()}))
+            if any(not 0 <= r < len(self.trace.threads) for r in rows):
+                raise ValueError("thread row out of range")
+        rng = None
+        if t0 not in (None, "") or t1 not in (None, ""):
+            lo = self.origin + round(float(t0) * 1000) if t0 else self.origin
+            hi = self.origin + round(float(t1) * 1000) if t1 else self.end
+            if not np.isfinite(lo) or not np.isfinite(hi) or hi < lo:
+                raise ValueError("bad time range")
+            rng = (int(lo), int(hi))
+        return Query(c, rows, rng, parse_prefixes(mycode))
+
+    def cached(self, key: str, compute: Callable[[], bytes]) -> bytes:
+        """The encoded answer for `key`, computed once (LRU of CACHE_ANSWERS answers)."""
+        with self.lock:
+            hit = self._answers.get(key)
+            if hit is not None:
+                self._answers.move_to_end(key)
+                return hit
+        data = compute()  # outside the lock: a slow profile must not hold up the tiles
+        with self.lock:
+            self._answers[key] = data
+            while len(self._answers) > CACHE_ANSWERS:
+                self._answers.popitem(last=False)
+        return data
+
+    def main_thread(self) -> int:
+        """The main thread's row: named "main", else id == pid, else id 1, else the busiest."""
+        th = self.trace.threads
+        for row in range(len(th)):
+            if th.name[row] == "main":
+                return row
+        for wanted in (self.trace.header.pid, 1):
+            if wanted is not None:
+                row_of = th.row_of(int(wanted))
+                if row_of is not None:
+                    return row_of
+        sizes = np.diff(self.calls.thread_ranges, axis=1).ravel()
+        return int(np.argmax(sizes)) if len(sizes) else 0
