@@ -68,11 +68,14 @@ def summary(options: dict[str, str], version: int) -> bytes:
 Record = tuple[int, int, list[int]]  # (method id, action, [times in payload order])
 
 
-def beta_block(tid: int, records: list[Record]) -> bytes:
-    """V2-β: `u1 2|u4 tid|u3 n|u4 size`, SLEB Δ(method|action), ULEB Δ per clock, from 0."""
+def beta_block(tid: int, records: list[Record], after: Record | None = None) -> bytes:
+    """V2-β: `u1 2|u4 tid|u3 n|u4 size`, SLEB Δ(method|action), ULEB Δ per clock, from 0
+    (or, as ART's split streaming flushes do, from the record `after`)."""
     payload = bytearray()
-    prev_value = 0
+    prev_value = 0 if after is None else after[0] | after[1]
     prev_times = [0] * (len(records[0][2]) if records else 0)
+    if after is not None:
+        prev_times = list(after[2])
     for method, action, times in records:
         value = method | action
         payload += sleb(value - prev_value)

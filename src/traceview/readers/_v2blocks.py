@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from traceview.readers._idmap import IdMap
 from traceview.readers._leb128 import Lebs, decode, sign_extend
 from traceview.readers._v2packets import Block, Layout
 
@@ -249,3 +250,46 @@ def _gamma(arr: U8, blocks: list[Block], layout: Layout) -> Records:
         times,
         damaged,
     )
+
+
+def rejoin_continued(rec: Records, blocks: list[Block], declared: U64) -> int:
+    """Re-base beta blocks whose deltas continue the previous block of their thread.
+
+    ART 15/16 streaming splits one big per-thread flush into several blocks without resetting
+    its previous values (`FlushEntriesFormatV2` keeps them across its `while` loop), so such a
+    block starts with a small delta instead of an absolute `ArtMethod*`. A block whose first
+    id is unknown but whose ids become known once added to the previous block's last values
+    is re-based in place; returns how many were.
+    """
+    if len(rec.method) == 0 or len(declared) == 0:
+        return 0
+    known = IdMap(declared)
+    counts = np.bincount(rec.block, minlength=len(blocks))
+    first = np.cumsum(counts) - counts
+    nonempty = np.flatnonzero(counts)
+    unknown_first = nonempty[known.lookup(rec.method[first[nonempty]]) < 0]
+    if len(unknown_first) == 0:
+        return 0
+    previous: dict[int, int] = {}  # tid -> last nonempty block index before
+    prev_of = np.full(len(blocks), -1, dtype=np.int64)
+    for i in nonempty.tolist():
+        prev_of[i] = previous.get(blocks[i].tid, -1)
+        previous[blocks[i].tid] = i
+    fixed = 0
+    for i in unknown_first.tolist():
+        p = int(prev_of[i])
+        if p < 0:
+            continue
+        lo, hi, last = int(first[i]), int(first[i] + counts[i]), int(first[p] + counts[p] - 1)
+        value = rec.method[lo:hi] | rec.action[lo:hi].astype(np.uint64)
+        shifted = value + (rec.method[last] | np.uint64(rec.action[last]))
+        before = np.count_nonzero(known.lookup(rec.method[lo:hi]) >= 0)
+        after = np.count_nonzero(known.lookup(shifted & ~np.uint64(3)) >= 0)
+        if after <= before:
+            continue
+        rec.method[lo:hi] = shifted & ~np.uint64(3)
+        rec.action[lo:hi] = (shifted & np.uint64(3)).astype(np.uint8)
+        for col in rec.times:
+            col[lo:hi] += col[last]
+        fixed += 1
+    return fixed

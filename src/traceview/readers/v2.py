@@ -24,7 +24,7 @@ from traceview.model import (
     TraceFormatError,
     thread_index_dtype,
 )
-from traceview.readers._v2blocks import Records, decode_blocks
+from traceview.readers._v2blocks import Records, decode_blocks, rejoin_continued
 from traceview.readers._v2packets import HEADER_SIZE, Block, Layout, Walk, prefix, probe, walk
 from traceview.readers._v2tables import build_methods, build_threads, parse_summary
 from traceview.readers._v2time import (
@@ -222,6 +222,18 @@ def _assemble(
         rec = _choose_alpha_chain(arr, found, layout)
     else:
         rec = decode_blocks(arr, found.blocks, layout, False)
+    if layout.generation == "beta":
+        declared = np.array([m[1] for m in found.methods], dtype=np.uint64)
+        rejoined = rejoin_continued(rec, found.blocks, declared)
+        if rejoined:
+            diags.append(
+                Diagnostic(
+                    "continued-blocks",
+                    f"{rejoined} entry block(s) continue the deltas of their thread's previous "
+                    "block (one ART flush split in several blocks); read as continued",
+                    count=rejoined,
+                )
+            )
     for offset, what in rec.damaged:
         code = "truncated-block" if "truncated" in what else "bad-block"
         diags.append(Diagnostic(code, what, offset=base + offset))
