@@ -1,0 +1,115 @@
+"""`traceview TRACE` / `traceview view TRACE [--port P] [--host H] [--no-browser]`: the viewer.
+
+Loads the trace with a progress bar (reading, calls, profile, timeline), then serves the web
+UI and data API (`traceview.web.app`) with uvicorn on 127.0.0.1 and a free port unless told
+otherwise, prints the URL and opens the default browser when there is a display. Ctrl-C
+stops the server cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import threading
+import webbrowser
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from traceview.web.app import create_app
+from traceview.web.session import Session
+
+PHASES = ("reading", "building calls", "profiling", "indexing the timeline", "ready")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of `traceview view`."""
+    p = argparse.ArgumentParser(
+        prog="traceview view", description="Open a method trace in the local web viewer."
+    )
+    p.add_argument("trace", help="a .trace file (any variant, gzip too)")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    return p
+
+
+def has_display() -> bool:
+    """False on Linux/BSD without DISPLAY or WAYLAND_DISPLAY (a browser could not open)."""
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def load_with_progress(path: str, console: Console) -> Session:
+    """Load `path` into a Session, showing one progress step per phase on stderr."""
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("opening", total=len(PHASES) - 1)
+
+        def step(phase: str) -> None:
+            if phase in PHASES:
+                idx = PHASES.index(phase)
+                bar.update(task, description=phase, completed=idx)
+
+        return Session.load(path, step)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on (host, port); port 0 picks a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    return sock
+
+
+def url_for(host: str, port: int) -> str:
+    """The URL a browser on this machine should open."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def main(argv: list[str]) -> int:
+    """Run the viewer until Ctrl-C; 0 on a clean stop."""
+    args = parser().parse_args(argv)
+    import uvicorn
+
+    err = Console(stderr=True)
+    session = load_with_progress(args.trace, err)
+    sock = bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    url = url_for(args.host, port)
+    local = args.host in ("127.0.0.1", "localhost", "::1")
+    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if local else None
+    app = create_app(session, allowed_hosts=hosts)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    t = session.trace
+    print(
+        f"traceview: {args.trace}: {len(t.events)} records, {len(session.calls)} calls, "
+        f"{len(t.threads)} threads",
+        flush=True,
+    )
+    print(f"traceview: serving at {url}  (Ctrl-C to stop)", flush=True)
+    if not args.no_browser and has_display():
+        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
