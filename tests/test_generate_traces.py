@@ -161,3 +161,26 @@ def test_demo_trace_is_current(tmp_path: Path) -> None:
     assert (h.variant, h.version, h.clock, h.vm) == ("regular", 3, "dual", "art")
     fresh = make_demo(tmp_path / "demo.trace")
     assert fresh.read_bytes() == path.read_bytes(), "run python -m traceview.writer.generate --demo"
+
+
+def test_chunked_order_like_art_2023() -> None:
+    """order="chunks": each thread's records come in runs of chunk_records (the last shorter)."""
+    timed = generate(records=20_000, threads=6, seed=5)
+    trace = generate(records=20_000, threads=6, seed=5, order="chunks", chunk_records=1000)
+    trace.validate()
+    th = trace.events.thread
+    cuts = np.flatnonzero(th[1:] != th[:-1]) + 1
+    runs = np.diff(np.r_[0, cuts, len(th)])
+    tail = len(trace.threads)  # the partial chunks flushed at the stop, one per thread
+    assert all(r % 1000 == 0 for r in runs[:-tail].tolist())
+    assert len(set(th[cuts[-tail + 1 :]].tolist())) == tail - 1
+    assert len(runs) < 40
+    # the same records per thread as the time-ordered trace, in the same order
+    for row in range(len(trace.threads)):
+        a = timed.events.method[timed.events.thread == row]
+        b = trace.events.method[trace.events.thread == row]
+        assert np.array_equal(timed.methods.id[a], trace.methods.id[b])
+    with pytest.raises(ValueError, match="order"):
+        generate(records=10, order="random")
+    with pytest.raises(ValueError, match="cannot hold"):
+        generate(records=10, clock="wall", version=3)

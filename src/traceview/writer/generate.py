@@ -46,6 +46,8 @@ def generate(
     sampling_interval_us: int = 1000,
     duration_us: int | None = None,
     version: int | None = None,
+    order: str = "time",
+    chunk_records: int = 1 << 17,
 ) -> Trace:
     """A realistic trace of about `records` records on `threads` threads (same seed, same trace).
 
@@ -54,12 +56,18 @@ def generate(
     `balanced` closes every call and drops unrolls (to compare exactly with dmtracedump);
     `sampled` turns the calls into what a sampling profiler records every
     `sampling_interval_us` (format.md §1.9). `duration_us` stretches idle time so the trace
-    lasts at least that long (past 2^32 µs to exercise the V1 wrap).
+    lasts at least that long (past 2^32 µs to exercise the V1 wrap). `order` "time" writes
+    records in global time order (Dalvik, ART <= 13: one shared buffer); "chunks" as ART >= 2023
+    does, each thread's records in chunks of `chunk_records`, flushed when full or at the stop.
     """
     if style not in ("art", "dalvik"):
         raise ValueError(f"style must be art or dalvik, not {style!r}")
     if threads < 1 or records < 0:
         raise ValueError("need at least one thread and a non-negative record count")
+    if order not in ("time", "chunks"):
+        raise ValueError(f"order must be time or chunks, not {order!r}")
+    if version is not None and (version == 3) != (clock == "dual"):
+        raise ValueError(f"version {version} cannot hold clock={clock} (v3 is the dual-clock one)")
     rng = np.random.default_rng(seed)
     lib = library(seed)
     pid = int(rng.integers(2000, 32000))
@@ -87,7 +95,10 @@ def generate(
             break
         total = int(total * records / got * 1.15) + 100  # sample a longer run
     limit = records if sampled else None  # the sampler ran longer than needed: stop it
-    trace = _assemble(lib, plan, per_thread, cpu, wall, rng, clock, style, pid, version, limit)
+    chunk = chunk_records if order == "chunks" else None
+    trace = _assemble(
+        lib, plan, per_thread, cpu, wall, rng, clock, style, pid, version, limit, chunk
+    )
     if sampled:
         trace.header = replace(
             trace.header, sampled=True, sampling_interval_us=float(sampling_interval_us)
@@ -198,11 +209,14 @@ def _assemble(
     pid: int,
     version: int | None,
     limit: int | None,
+    chunk: int | None,
 ) -> Trace:
     """Interleave the threads by wall time (keeping the first `limit` records), build tables."""
     lens = np.array([len(c[0]) for c in per_thread], dtype=np.int64)
     wall = np.concatenate(walls)
     order = np.argsort(wall, kind="stable")[:limit]  # threads are sorted runs: a cheap merge
+    if chunk:
+        order = _chunked(order, wall, lens, chunk)
     wall = wall[order]
     thread = np.repeat(np.arange(len(plan), dtype=np.uint32), lens)[order]
     cpu = np.concatenate(cpus)[order]
@@ -267,6 +281,24 @@ def _assemble(
         record_size={1: 9, 2: 10, 3: 14}.get(version),
     )
     return Trace(header=header, threads=threads, methods=methods, events=events)
+
+
+def _chunked(order: I64, wall: I64, lens: I64, size: int) -> I64:
+    """Reorder kept records as per-thread chunks of `size`: a full chunk is flushed at its
+    last record's time, the partial ones at the stop in thread order (ART's per-thread buffers).
+    """
+    kept = np.sort(order)  # thread-major, each thread in time order
+    thread = np.searchsorted(np.cumsum(lens), kept, side="right")
+    starts = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1]]) if len(kept) else kept
+    ends = np.r_[starts[1:], len(kept)]
+    pieces: list[tuple[float, int, int, int]] = []
+    for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+        for a in range(lo, hi, size):
+            b = min(a + size, hi)
+            when = float(wall[kept[b - 1]]) if b - a == size else float("inf")
+            pieces.append((when, int(thread[lo]), a, b))
+    pieces.sort()
+    return np.concatenate([kept[a:b] for *_, a, b in pieces]) if pieces else kept
 
 
 def make_demo(path: str | Path) -> Path:
