@@ -137,3 +137,36 @@ def test_spliced_bytes(junk: bytes, at: int) -> None:
     raw = SMALL["beta"]
     at = 32 + at % (len(raw) - 32)
     outcome(raw[:at] + junk + raw[at:])
+
+
+LATER = [(m, a, [t[0] + 100, t[1] + 100]) for m, a, t in RECS]
+
+
+def test_garbage_between_blocks_is_skipped() -> None:
+    head = header(0xF5) + INFOS + thread_info(1, b"t") + beta_block(1, RECS)
+    junk = b"\x07\xff\x09\x88" * 5
+    trace = outcome(head + junk + beta_block(1, LATER) + summary(OPTS, 5))
+    assert trace is not None and len(trace.events) == 8
+    diag = next(d for d in trace.diagnostics if d.code == "skipped-bytes")
+    assert diag.offset == len(head) and diag.count == len(junk)
+    assert trace.header.elapsed_ns == 50  # the summary after the damage is read too
+
+
+def test_block_size_past_eof_resyncs() -> None:
+    middle = bytearray(beta_block(1, LATER))
+    middle[8:12] = (10**6).to_bytes(4, "little")  # size field now runs far past the end
+    later2 = [(m, a, [t[0] + 200, t[1] + 200]) for m, a, t in RECS]
+    data = header(0xF5) + INFOS + thread_info(1, b"t") + beta_block(1, RECS) + bytes(middle)
+    trace = outcome(data + beta_block(1, later2) + summary(OPTS, 5))
+    assert trace is not None and len(trace.events) == 12
+    assert "bad-block-size" in codes(trace)
+
+
+def test_damaged_method_info_resyncs() -> None:
+    bad = bytearray(method_info(A, b"a.B\tc\t()V\tB.java\n"))
+    bad[9:11] = (60000).to_bytes(2, "little")  # length runs past the end
+    data = header(0xF5) + bytes(bad) + method_info(B, b"a.B\td\t()V\tB.java\n")
+    trace = outcome(data + thread_info(1, b"t") + beta_block(1, RECS) + summary(OPTS, 5))
+    assert trace is not None and len(trace.events) == 4
+    assert trace.methods.declared.tolist() == [True, False]
+    assert "skipped-bytes" in codes(trace)

@@ -223,13 +223,19 @@ def prefix(data: bytes) -> tuple[Walk, int | None]:
     if wide.stop_reason is None:
         return wide, (8 if wide.methods else None)
     narrow = walk(data, None, info_width=4)
-    if narrow.methods and _score(narrow) > _score(wide):
+    if _score(narrow)[:2] > _score(wide)[:2]:  # more whole infos read as u4 ids
         return narrow, 4
     return wide, (8 if wide.methods else None)
 
 
-def _score(w: Walk) -> tuple[int, int]:
-    return (int(w.stop_reason is None), w.stop)
+def _score(w: Walk) -> tuple[int, int, int]:
+    good = sum(1 for _, _, text in w.methods if method_text_ok(text))
+    return (int(w.stop_reason is None), good, w.stop)
+
+
+def method_text_ok(text: bytes) -> bool:
+    """A method-info text as ART writes it: tab-separated fields ending in a newline."""
+    return text.endswith(b"\n") and text.count(b"\t") >= 2 and min(text[:-1] or b"\t") >= 9
 
 
 def probe(

@@ -26,6 +26,7 @@ from traceview.model import (
 )
 from traceview.readers._v2blocks import Records, decode_blocks, rejoin_continued
 from traceview.readers._v2packets import HEADER_SIZE, Block, Layout, Walk, prefix, probe, walk
+from traceview.readers._v2resync import find_resync
 from traceview.readers._v2tables import build_methods, build_threads, parse_summary
 from traceview.readers._v2time import (
     clamp_backwards,
@@ -62,6 +63,7 @@ def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
     clocks = 2 if version & 0x0F == 5 else 1
     found, info_width = prefix(buf)
     layout = Layout("beta", clocks, info_width or 8)
+    _resync(buf, arr, found, layout, base, diags, before_blocks=True)
     if found.stop_reason is None and found.stop < len(buf):  # stopped at the first block
         gamma_hint = any(buf[14:HEADER_SIZE])
         layouts = probe(buf, arr, found.stop, clocks, gamma_hint, info_width)
@@ -77,6 +79,7 @@ def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
                     offset=base + found.blocks[0].offset if found.blocks else None,
                 )
             )
+        _resync(buf, arr, found, layout, base, diags)
     _walk_diagnostics(found, len(buf), base, diags)
     if not (found.blocks or found.methods or found.threads or found.summaries or pre_summary):
         if len(buf) > HEADER_SIZE:
@@ -121,6 +124,55 @@ def _check_header(buf: bytes, base: int) -> int:
             found=f"0x{version:x}",
         )
     return int(version)
+
+
+def _resync(
+    buf: bytes,
+    arr: npt.NDArray[np.uint8],
+    found: Walk,
+    layout: Layout,
+    base: int,
+    diags: list[Diagnostic],
+    *,
+    before_blocks: bool = False,
+) -> None:
+    """After damage, skip to where whole packets start again (each skip is a diagnostic).
+
+    `before_blocks`: the walk is still before the first entry block (layout not yet chosen;
+    `layout` is only a guess used to recognise blocks), so it goes on in that mode.
+    """
+    while found.stop_reason is not None:
+        stop, start, cut = found.stop, found.stop + 1, None
+        last = found.blocks[-1] if found.blocks else None
+        if found.stop_reason == "truncated" and last is not None and last.offset == stop:
+            start, cut = last.payload, last  # a size running past EOF may be damaged
+        resume = find_resync(buf, arr, layout, start)
+        if resume is None:
+            return
+        if cut is not None:
+            cut.end = resume
+            diags.append(
+                Diagnostic(
+                    "bad-block-size",
+                    "an entry block's size runs past the end of the file while whole packets "
+                    f"follow; the block is cut at byte {base + resume}",
+                    offset=base + stop,
+                )
+            )
+        else:
+            diags.append(
+                Diagnostic(
+                    "skipped-bytes",
+                    f"damaged packets: {resume - stop} byte(s) skipped to the next whole "
+                    f"packet at byte {base + resume}",
+                    offset=base + stop,
+                    count=resume - stop,
+                )
+            )
+        if before_blocks:
+            walk(buf, None, start=resume, into=found, info_width=layout.info_id_width)
+        else:
+            walk(buf, layout, start=resume, into=found)
 
 
 def _walk_diagnostics(found: Walk, size: int, base: int, diags: list[Diagnostic]) -> None:
