@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.frames import frame_calls
+from traceview.analysis.mycode import keep_calls
 from traceview.analysis.profile import Profile, Relatives
 from traceview.web.payload import (
     PALETTE,
@@ -30,6 +31,7 @@ from traceview.web.session import Query, Session
 MAX_PROFILE_ROWS = 20_000
 MAX_RELATION_ROWS = 500
 MAX_FRAMES = 5_000
+MAX_FLAME_NODES = 30_000
 
 
 def trace_answer(s: Session) -> Json:
@@ -247,5 +249,38 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
 
 
 def flame_answer(s: Session, kind: str, q: Query) -> Json:
-    """/api/flame: the merged call tree laid out (see analysis/flame.py)."""
-    raise ValueError("flame graph not available yet")
+    """/api/flame: the merged call tree laid out (analysis/flame.py), x/width in µs of clock.
+
+    With t0/t1 the tree merges the calls that overlap the range, each with its whole time.
+    """
+    from traceview.analysis.flame import flame  # lazy: only this view needs the call tree
+
+    calls = s.filtered(q.mycode)
+    if q.time_range is not None:
+        lo, hi = q.time_range
+        start, end = calls.start(s.timeline_clock), calls.end(s.timeline_clock)
+        calls = keep_calls(calls, (start < hi) & ((end > lo) | ((start == end) & (start >= lo))))
+    fl = flame(calls, kind, q.clock, q.threads)
+    rows = np.arange(len(fl.method))
+    truncated = False
+    if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit
+        per_depth = np.cumsum(np.bincount(fl.depth))
+        max_depth = int(np.searchsorted(per_depth, MAX_FLAME_NODES, side="right")) - 1
+        rows = np.flatnonzero(fl.depth <= max_depth)
+        truncated = True
+    return {
+        "kind": fl.kind,
+        "clock": fl.clock,
+        "total": us1(fl.total),
+        "dropped": fl.dropped,
+        "nodes": {
+            "method": ints(fl.method[rows]),
+            "depth": ints(fl.depth[rows]),
+            "parent": ints(fl.parent[rows]),
+            "x": us(fl.x[rows]),
+            "width": us(fl.width[rows]),
+            "self": us(fl.self_time[rows]),
+            "calls": ints(fl.calls[rows]),
+        },
+        "truncated": truncated,
+    }
