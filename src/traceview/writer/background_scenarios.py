@@ -172,16 +172,16 @@ def coroutine_task(b: CallBuilder) -> None:
             CO + "scheduling.CoroutineScheduler.runSafely(Lkotlinx/coroutines/scheduling/Task;)V",
             CO + "DispatchedTask.run()V",
             "kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith(Ljava/lang/Object;)V",
-            "com.example.app.feed.FeedRepository$loadFeed$2.invokeSuspend(Ljava/lang/Object;)Ljava/lang/Object;",
+            "com.example.app.{f}.{F}Repository$load{F}$2.invokeSuspend(Ljava/lang/Object;)Ljava/lang/Object;",
         ],
         4,
     ):
         with b.call(
-            "com.example.app.feed.FeedRepository.access$mapItems(Lcom/example/app/feed/FeedRepository;Ljava/util/List;)Ljava/util/List;",
+            "com.example.app.{f}.{F}Repository.access$mapItems(Lcom/example/app/{f}/{F}Repository;Ljava/util/List;)Ljava/util/List;",
             1,
         ):
             with b.call(
-                "com.example.app.feed.FeedRepository.mapItems(Ljava/util/List;)Ljava/util/List;",
+                "com.example.app.{f}.{F}Repository.mapItems(Ljava/util/List;)Ljava/util/List;",
                 b.u(5, 40),
             ):
                 b.leaf(
@@ -190,7 +190,7 @@ def coroutine_task(b: CallBuilder) -> None:
                 )
                 for _ in range(b.rng.randint(1, 8)):
                     with b.call(
-                        "com.example.app.feed.FeedItem.<init>(JLjava/lang/String;Ljava/lang/String;J)V",
+                        "com.example.app.{f}.{F}Item.<init>(JLjava/lang/String;Ljava/lang/String;J)V",
                         2,
                     ):
                         b.leaf("java.lang.Object.<init>()V", 0)
@@ -286,7 +286,7 @@ def default_executor(b: CallBuilder) -> None:
             [
                 CO + "DispatchedTask.run()V",
                 "kotlin.coroutines.jvm.internal.BaseContinuationImpl.resumeWith(Ljava/lang/Object;)V",
-                "com.example.app.feed.FeedViewModel$refresh$1.invokeSuspend(Ljava/lang/Object;)Ljava/lang/Object;",
+                "com.example.app.{f}.{F}ViewModel$refresh$1.invokeSuspend(Ljava/lang/Object;)Ljava/lang/Object;",
             ],
             3,
         ):

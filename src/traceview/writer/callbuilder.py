@@ -13,6 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 ENTER, EXIT, UNROLL = 0, 1, 2
+# app features: `{f}` in a spec is the package (`feed`), `{F}` the class prefix (`Feed`), and
+# `{k}` a lambda index, fixed per template so each call tree stays in one feature
+FEATURES = ("feed", "profile", "search", "chat", "cart", "settings", "explore", "inbox", "stories")
 
 
 def split_spec(spec: str) -> tuple[str, str, str]:
@@ -73,6 +76,8 @@ class CallBuilder:
     def __init__(self, catalog: Catalog, rng: random.Random, stack: tuple[str, ...] = ()) -> None:
         self.catalog, self.rng = catalog, rng
         self.t = Template([], [], [], [], [])
+        self.feature = rng.choice(FEATURES)
+        self.lambda_index = rng.choice(("0", "0", "1", "2"))
         self.stack: list[int] = [catalog.row(s) for s in stack]  # frames entered before us
         self.max_depth = len(self.stack)
         self._cpu = self._wall = 0
@@ -101,6 +106,9 @@ class CallBuilder:
 
     def enter(self, spec: str) -> None:
         """Enter `spec` (`pkg.Class.method(sig)`)."""
+        if "{" in spec:
+            spec = spec.replace("{f}", self.feature).replace("{F}", self.feature.capitalize())
+            spec = spec.replace("{k}", self.lambda_index)
         row = self.catalog.row(spec)
         self._event(ENTER, row)
         self.stack.append(row)

@@ -73,6 +73,7 @@ def generate(
     pid = int(rng.integers(2000, 32000))
     plan = thread_plan(threads, pid)
     shares = np.array([kind.busy / lib.wall_per_event(kind.key) for kind, _ in plan])
+    shares[1:] *= rng.uniform(0.6, 1.4, threads - 1)  # two workers are never equally busy
     total = records * 2 if sampled else records  # a sampler sees a fraction of the calls
     for _ in range(3 if sampled else 1):
         budgets = np.floor(shares / shares.sum() * total).astype(np.int64)

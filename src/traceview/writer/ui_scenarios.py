@@ -19,7 +19,7 @@ VIEW_CLASSES = (
     "com.android.internal.policy.DecorView",
 )
 RV = "androidx.recyclerview.widget.RecyclerView"
-FEED = "com.example.app.feed."
+FEED = "com.example.app.{f}."  # {f}/{F}: the feature this template runs in
 
 
 def poll(b: CallBuilder) -> None:
@@ -92,7 +92,7 @@ def _draw(b: CallBuilder, levels: int) -> None:
 
 
 def _bind(b: CallBuilder, inflate: bool) -> None:
-    """RecyclerView getViewForPosition -> (inflate) -> onBindViewHolder -> FeedItemViewHolder.bind."""
+    """RecyclerView getViewForPosition -> (inflate) -> onBindViewHolder -> ItemViewHolder.bind."""
     with b.call(RV + "$Recycler.getViewForPosition(I)Landroid/view/View;", 2):
         with b.call(
             RV
@@ -107,11 +107,11 @@ def _bind(b: CallBuilder, inflate: bool) -> None:
                 ):
                     with b.call(
                         FEED
-                        + "FeedAdapter.onCreateViewHolder(Landroid/view/ViewGroup;I)Landroidx/recyclerview/widget/RecyclerView$ViewHolder;",
+                        + "{F}Adapter.onCreateViewHolder(Landroid/view/ViewGroup;I)Landroidx/recyclerview/widget/RecyclerView$ViewHolder;",
                         4,
                     ):
                         _inflate(b, b.rng.randint(2, 5))
-                        b.leaf(FEED + "FeedItemViewHolder.<init>(Landroid/view/View;)V", b.u(5, 40))
+                        b.leaf(FEED + "{F}ItemViewHolder.<init>(Landroid/view/View;)V", b.u(5, 40))
             with b.call(
                 RV
                 + "$Recycler.tryBindViewHolderByDeadline(Landroidx/recyclerview/widget/RecyclerView$ViewHolder;IIJ)Z",
@@ -124,16 +124,16 @@ def _bind(b: CallBuilder, inflate: bool) -> None:
                 ):
                     with b.call(
                         FEED
-                        + "FeedAdapter.onBindViewHolder(Lcom/example/app/feed/FeedItemViewHolder;I)V",
+                        + "{F}Adapter.onBindViewHolder(Lcom/example/app/{f}/{F}ItemViewHolder;I)V",
                         b.u(3, 20),
                     ):
                         b.leaf(
                             FEED
-                            + "FeedAdapter.access$getItems$p(Lcom/example/app/feed/FeedAdapter;)Ljava/util/List;",
+                            + "{F}Adapter.access$getItems$p(Lcom/example/app/{f}/{F}Adapter;)Ljava/util/List;",
                             1,
                         )
                         with b.call(
-                            FEED + "FeedItemViewHolder.bind(Lcom/example/app/feed/FeedItem;)V",
+                            FEED + "{F}ItemViewHolder.bind(Lcom/example/app/{f}/{F}Item;)V",
                             b.u(5, 50),
                         ):
                             for _ in range(b.rng.randint(1, 4)):
@@ -286,15 +286,15 @@ def click(b: CallBuilder) -> None:
                 with b.call(A + "view.View.performClick()Z", 3):
                     with b.call(
                         FEED
-                        + "FeedFragment$$ExternalSyntheticLambda0.onClick(Landroid/view/View;)V",
+                        + "{F}Fragment$$ExternalSyntheticLambda{k}.onClick(Landroid/view/View;)V",
                         1,
                     ):
                         with b.call(
                             FEED
-                            + "FeedFragment.onViewCreated$lambda$0(Lcom/example/app/feed/FeedFragment;Landroid/view/View;)V",
+                            + "{F}Fragment.onViewCreated$lambda${k}(Lcom/example/app/{f}/{F}Fragment;Landroid/view/View;)V",
                             2,
                         ):
-                            with b.call(FEED + "FeedViewModel.refresh()V", b.u(3, 20)):
+                            with b.call(FEED + "{F}ViewModel.refresh()V", b.u(3, 20)):
                                 with b.call(
                                     "kotlinx.coroutines.BuildersKt.launch$default(Lkotlinx/coroutines/CoroutineScope;Lkotlin/coroutines/CoroutineContext;Lkotlinx/coroutines/CoroutineStart;Lkotlin/jvm/functions/Function2;ILjava/lang/Object;)Lkotlinx/coroutines/Job;",
                                     2,
@@ -329,11 +329,11 @@ def live_data(b: CallBuilder) -> None:
                     ):
                         with b.call(
                             FEED
-                            + "FeedFragment$onViewCreated$2.invoke(Ljava/lang/Object;)Ljava/lang/Object;",
+                            + "{F}Fragment$onViewCreated$2.invoke(Ljava/lang/Object;)Ljava/lang/Object;",
                             1,
                         ):
                             with b.call(
-                                FEED + "FeedFragment$onViewCreated$2.invoke(Ljava/util/List;)V", 2
+                                FEED + "{F}Fragment$onViewCreated$2.invoke(Ljava/util/List;)V", 2
                             ):
                                 with b.call(
                                     "androidx.recyclerview.widget.ListAdapter.submitList(Ljava/util/List;)V",
@@ -344,7 +344,7 @@ def live_data(b: CallBuilder) -> None:
                                         b.u(5, 40),
                                     ):
                                         for _ in range(b.rng.randint(1, 6)):
-                                            b.leaf(FEED + "FeedItem.hashCode()I", b.u(1, 5))
+                                            b.leaf(FEED + "{F}Item.hashCode()I", b.u(1, 5))
                                         b.leaf(
                                             "java.util.concurrent.ThreadPoolExecutor.execute(Ljava/lang/Runnable;)V",
                                             b.u(5, 30),
@@ -408,5 +408,5 @@ def start_tail(b: CallBuilder) -> None:
         "androidx.lifecycle.ViewModelProvider.get(Ljava/lang/Class;)Landroidx/lifecycle/ViewModel;",
         5,
     ):
-        b.leaf(FEED + "FeedViewModel.<init>(Lcom/example/app/feed/FeedRepository;)V", 20)
-        b.leaf(FEED + "FeedViewModel.<clinit>()V", 8)
+        b.leaf(FEED + "{F}ViewModel.<init>(Lcom/example/app/{f}/{F}Repository;)V", 20)
+        b.leaf(FEED + "{F}ViewModel.<clinit>()V", 8)
