@@ -271,6 +271,8 @@ def test_wall_unit_bug_scaled() -> None:
     assert "wall-unit-bug" in codes(t)
     assert t.events.wall.tolist() == [0, 20_000_000, 41_000_000]
     assert t.header.elapsed_ns == 50_000_000
+    odd = load(rb.regular([(1, 0, 0, 0, 0), (1, 0, 1, 20_000, 1)]))  # 20000x: not the bug
+    assert "wall-unit-bug" not in codes(odd)
 
 
 def test_names_decoded_losslessly() -> None:

@@ -203,7 +203,13 @@ def assemble(
     elapsed = _elapsed(options)
     if "cpu" in times and "wall" in times:
         cpu_span, wall_span = dec.clocks["cpu"].span(), dec.clocks["wall"].span()
-        if cpu_span >= 10_000 and wall_span * 100 < cpu_span:
+        # Thread CPU time cannot outrun wall time; wall values in ms (the bug) make the CPU
+        # spans ~1000x (at most, ~100x for mostly idle threads) the wall spans.
+        if (
+            cpu_span >= 10_000
+            and wall_span >= 10
+            and 100 * wall_span <= cpu_span <= 2000 * wall_span
+        ):
             times["wall"] *= 1000
             if elapsed is not None:
                 elapsed *= 1000
