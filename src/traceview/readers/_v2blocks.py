@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from traceview.readers._idmap import IdMap
 from traceview.readers._leb128 import Lebs, decode, sign_extend
+from traceview.readers._v2gamma import decode_gamma
 from traceview.readers._v2packets import Block, Layout
 
 U8 = npt.NDArray[np.uint8]
@@ -189,67 +190,9 @@ def _assemble_alpha(
 
 
 def _gamma(arr: U8, blocks: list[Block], layout: Layout) -> Records:
-    """Gamma: SLEB Δ(ts<<2|action), [SLEB Δcpu], SLEB Δmethod on entries; exits pop a
-    per-thread stack (the method of the last entry of the block when it is empty)."""
-    dual = layout.clocks == 2
-    n = len(arr)
-    out_block: list[int] = []
-    out_method: list[int] = []
-    out_action: list[int] = []
-    out_ts: list[int] = []
-    out_cpu: list[int] = []
-    damaged: list[tuple[int, str]] = []
-    stacks: dict[int, list[int]] = {}
-    mask = (1 << 64) - 1
-    for bi, b in enumerate(blocks):
-        chunk = arr[b.payload : min(b.end, n)]
-        lebs = decode(chunk)
-        vals = lebs.signed().tolist()
-        limit = len(vals)
-        bad = np.flatnonzero(lebs.overlong)
-        if len(bad):
-            limit = int(bad[0])
-        stack = stacks.setdefault(b.tid, [])
-        p = 0
-        tsa = cpu = meth = 0
-        done = 0
-        need = 2 if dual else 1
-        while done < b.count and p + need <= limit:
-            tsa = (tsa + vals[p]) & mask
-            action = tsa & 3
-            q = p + need
-            if action == 0:
-                if q >= limit:
-                    break
-                meth = (meth + vals[q]) & mask
-                stack.append(meth)
-                method = meth
-                q += 1
-            else:
-                method = stack.pop() if stack else meth
-            if dual:
-                cpu = (cpu + vals[p + 1]) & mask
-            out_block.append(bi)
-            out_method.append(method)
-            out_action.append(action)
-            out_ts.append(tsa >> 2)
-            out_cpu.append(cpu)
-            p = q
-            done += 1
-        if done < b.count or p != len(vals) or b.end > n or (len(chunk) and chunk[-1] >= 0x80):
-            why = "truncated at end of file" if b.end > n else "does not match its header"
-            damaged.append((b.offset, f"block {why}: kept {done} of {b.count} records"))
-    ts = np.array(out_ts, dtype=np.uint64).view(np.int64)
-    times = [ts]
-    if dual:
-        times.append(np.array(out_cpu, dtype=np.uint64).view(np.int64))
-    return Records(
-        np.array(out_block, dtype=np.int64),
-        np.array(out_method, dtype=np.uint64),
-        np.array(out_action, dtype=np.uint8),
-        times,
-        damaged,
-    )
+    """Gamma blocks, decoded by `_v2gamma` (its records have a data-dependent length)."""
+    block_of, method, action, times, damaged = decode_gamma(arr, blocks, layout)
+    return Records(block_of, method, action, times, damaged)
 
 
 def rejoin_continued(rec: Records, blocks: list[Block], declared: U64) -> int:
