@@ -10,8 +10,9 @@ from __future__ import annotations
 import struct
 
 from traceview.model import Diagnostic, Trace, TraceFormatError, Variant
-from traceview.readers._assemble import assemble, layout_for, parse_data_header, resolve_clock
+from traceview.readers._assemble import assemble
 from traceview.readers._header import KeyText, find_key_end, parse_key
+from traceview.readers._layout import layout_for, parse_data_header, resolve_clock
 from traceview.readers._records import RecordDecoder
 from traceview.readers._source import Source
 

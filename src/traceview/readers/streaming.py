@@ -13,9 +13,10 @@ import struct
 import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
-from traceview.readers._assemble import assemble, layout_for, parse_data_header, resolve_clock
+from traceview.readers._assemble import assemble
 from traceview.readers._header import KeyText, MethodLine, NameDecoder, parse_key
 from traceview.readers._header import parse_method_line as _method_line
+from traceview.readers._layout import layout_for, parse_data_header, resolve_clock
 from traceview.readers._records import RecordDecoder
 from traceview.readers._source import Source
 
