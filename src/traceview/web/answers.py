@@ -105,17 +105,21 @@ def call_answer(s: Session, row: int) -> Json:
         raise ValueError(f"no call row {row}")
     idx = np.array([row])
     end = int(calls.subtree_end[row])
-    kids = np.arange(row + 1, end)
-    kids = kids[calls.parent[row + 1 : end] == row]
     times: dict[str, Any] = {}
     for clock in ("cpu", "wall"):
         if clock not in s.clocks:
             times[f"incl_{clock}_us"] = times[f"excl_{clock}_us"] = None
             continue
         incl = int((calls.end(clock, idx) - calls.start(clock, idx))[0])
-        child = int((calls.end(clock, kids) - calls.start(clock, kids)).sum())
+        excl = s.excl(clock, build=False)
+        if excl is None:  # not built yet: Σ the children found in the subtree slice
+            kids = np.arange(row + 1, end)
+            kids = kids[calls.parent[row + 1 : end] == row]
+            own = incl - int((calls.end(clock, kids) - calls.start(clock, kids)).sum())
+        else:
+            own = int(excl[row])
         times[f"incl_{clock}_us"] = us1(incl)
-        times[f"excl_{clock}_us"] = us1(incl - child)
+        times[f"excl_{clock}_us"] = us1(own)
     off = None
     if len(s.clocks) == 2:
         off = round(times["incl_wall_us"] - times["incl_cpu_us"], 3)

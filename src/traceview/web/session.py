@@ -61,6 +61,8 @@ class Session:
         self._answers: OrderedDict[str, bytes] = OrderedDict()
         self._filters: OrderedDict[tuple[str, ...], CallTable] = OrderedDict()
         self._timeline: Timeline | None = None
+        self._profiles: OrderedDict[tuple[object, ...], Profile] = OrderedDict()
+        self._excl: dict[str, I64] = {}
         self._colors: I64 | None = None
 
     @classmethod
@@ -108,10 +110,12 @@ class Session:
             return self._timeline
 
     def prepare_timeline(self) -> None:
-        """Build the per-level tile indexes of the big threads (run in the background)."""
+        """Build the tile indexes of the big threads and the exclusive times (in the background)."""
         tl = self.timeline()
         for t in range(tl.threads):
             tl.prepare(t)  # concurrent tiles may build a level twice; the result is the same
+        for clock in self.clocks:
+            self.excl(clock)  # for /api/call
 
     def method_colors(self) -> I64:
         """Palette index per method row: round-robin in order of inclusive time, -1 if unused."""
@@ -138,8 +142,29 @@ class Session:
             return hit
 
     def profile(self, q: Query) -> Profile:
-        """The profile of a query's selection on both clocks."""
-        return profile(self.filtered(q.mycode), threads=q.threads, time_range=q.time_range)
+        """The profile of a query's selection on both clocks (cached per threads/range/mycode)."""
+        key = (q.threads, q.time_range, q.mycode)
+        with self.lock:
+            hit = self._profiles.get(key)
+            if hit is not None:
+                self._profiles.move_to_end(key)
+                return hit
+        prof = profile(self.filtered(q.mycode), threads=q.threads, time_range=q.time_range)
+        with self.lock:
+            self._profiles[key] = prof
+            while len(self._profiles) > CACHE_FILTERS:
+                self._profiles.popitem(last=False)
+        return prof
+
+    def excl(self, clock: str, build: bool = True) -> I64 | None:
+        """Exclusive ns of every call on `clock` (cached; None if not built and not `build`)."""
+        with self.lock:
+            hit = self._excl.get(clock)
+        if hit is None and build:
+            hit = self.calls.excl(clock)
+            with self.lock:
+                self._excl[clock] = hit
+        return hit
 
     # -- queries and caching ------------------------------------------------------------------
 
