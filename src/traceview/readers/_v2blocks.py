@@ -200,9 +200,10 @@ def rejoin_continued(rec: Records, blocks: list[Block], declared: U64) -> int:
 
     ART 15/16 streaming splits one big per-thread flush into several blocks without resetting
     its previous values (`FlushEntriesFormatV2` keeps them across its `while` loop), so such a
-    block starts with a small delta instead of an absolute `ArtMethod*`. A block whose first
-    id is unknown but whose ids become known once added to the previous block's last values
-    is re-based in place; returns how many were.
+    block starts with a small delta instead of an absolute `ArtMethod*` (and its header
+    counts the records of the whole flush so far). A block whose first id is unknown but
+    whose ids become known once added to the previous block's last values is re-based in
+    place, and its cumulative count is not reported as damage; returns how many were.
     """
     if len(rec.method) == 0 or len(declared) == 0:
         return 0
@@ -235,4 +236,6 @@ def rejoin_continued(rec: Records, blocks: list[Block], declared: U64) -> int:
         for col in rec.times:
             col[lo:hi] += col[last]
         fixed += 1
+        if blocks[i].count == blocks[p].count + int(counts[i]):
+            rec.damaged[:] = [d for d in rec.damaged if d[0] != blocks[i].offset]
     return fixed
