@@ -20,7 +20,7 @@ Style = Literal["art", "dalvik"]
 V1_VARIANTS = ("regular", "split", "data-only", "streaming", "streaming-nosummary")
 VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming")  # type: ignore[assignment]
 
-__all__ = ["VARIANTS", "demo_path", "generate", "split_paths", "write"]
+__all__ = ["VARIANTS", "demo_path", "generate", "split_paths", "with_clock", "write"]
 
 
 def demo_path() -> Path:
