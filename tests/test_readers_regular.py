@@ -336,3 +336,15 @@ def test_unknown_clock_value_and_bad_key_lines() -> None:
     assert {"unknown-clock", "bad-key-line"} <= set(codes(t))
     bad = next(d for d in t.diagnostics if d.code == "bad-key-line")
     assert bad.offset == data.index(b"no equals sign")
+
+
+def test_utf8_bom_before_the_key() -> None:
+    t = load(b"\xef\xbb\xbf" + rb.regular(ROWS))
+    assert "bom" in codes(t) and t.header.key_version == 3
+    assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
+
+
+def test_eighteen_byte_records_with_zero_padding_are_not_wide() -> None:
+    t = load(rb.regular(ROWS, record_size=18))
+    assert "wide-method-ids" not in codes(t)
+    assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]

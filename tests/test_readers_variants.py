@@ -138,6 +138,7 @@ def test_streaming_packets_cut_short() -> None:
         (b"\x0a\x10" + bytes(16), "Perfetto"),
         (b"# tracer: nop\n#\n", "systrace"),
         (b"TRACE:\n\x78\x9c", "systrace"),
+        (b"capturing trace... done\nTRACE:\n\x78\x9c", "systrace"),
         (b"<!DOCTYPE html>\n<html>", "HTML"),
         (b'  {"traceEvents": []}', "JSON"),
         (b"[{}]", "JSON"),

@@ -146,6 +146,9 @@ def parse_key(
     data: bytes, start: int, diags: list[Diagnostic], *, where: str = "key section"
 ) -> KeyText:
     """Parse the key text from `data[start:]` up to its `*end` line (or to the end of `data`)."""
+    if data.startswith(b"\xef\xbb\xbf", start):
+        diags.append(Diagnostic("bom", f"the {where} starts with a UTF-8 BOM; skipped", start))
+        start += 3
     end = find_key_end(data, start)
     key = KeyText(found_end=end is not None)
     stop = end if end is not None else len(data)

@@ -23,7 +23,7 @@ def sniff(head: bytes) -> Kind:
         raise NotATraceError("empty file", offset=0, expected=_EXPECTED, found="0 bytes")
     if head.startswith(GZIP):
         return "gzip"
-    if head.startswith(b"*version"):
+    if head.startswith((b"*version", b"\xef\xbb\xbf*version")):
         return "regular"
     if head.startswith(b"SLOW"):
         if len(head) < 6:
@@ -63,7 +63,7 @@ def _other_format(head: bytes) -> str | None:
     if head.startswith(b"SIMPLEPERF"):
         return "a simpleperf recording (open it with simpleperf report or Android Studio)"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith((b"# tracer:", b"TRACE:", b"# ========")):
+    if text.startswith((b"# tracer:", b"TRACE:", b"# ========")) or b"\nTRACE:" in text[:512]:
         return "a systrace/atrace/ftrace text trace (open it in Perfetto)"
     low = text[:64].lower()
     if low.startswith((b"<!doctype html", b"<html")):
