@@ -79,86 +79,67 @@ def pair_thread(
     first_row = int(rows[0]) if first is None else first
     last_row = int(rows[-1]) if last is None else last
     is_enter = (act == ENTER) if enter_mask is None else enter_mask
-    level = np.cumsum(is_enter, dtype=np.int32)
-    level *= 2
+    ce = np.cumsum(is_enter, dtype=np.int32)  # enters up to and including each record
+    level = ce * 2
     level -= np.arange(1, m + 1, dtype=np.int32)  # running depth after each record
     s = max(0, -int(level.min()))
     level += s
     level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
     top = int(level.max())
+    starts = np.zeros(top + 2, dtype=np.int64)  # level groups in sorted order
+    np.cumsum(np.bincount(level, minlength=top + 1), out=starts[1:])
     key = level.astype(np.uint16) if top <= 0xFFFF else level
     perm = np.argsort(key, kind="stable")
     del key
-    lv_s = level[perm]
-    del level
     en_s = is_enter[perm]
-    same_next = lv_s[1:] == lv_s[:-1]
-    j_enter = np.flatnonzero(en_s)
-    matched = np.zeros(len(j_enter), dtype=bool)
-    inner = j_enter < m - 1
-    matched[inner] = same_next[j_enter[inner]]
-    if enter_mask is None:
-        jm = j_enter[matched]
-        if bool(np.any(meth[perm[jm]] != meth[perm[jm + 1]])):
-            return Paired(None, None, None, None, None, None, None, mismatched=True)
-        del jm
-    # synthesised calls: the first record of each level below s (always an exit)
-    group_start = np.flatnonzero(np.concatenate(([True], ~same_next)))
-    del same_next
-    j_synth = group_start[: min(s, len(group_start))]
-    j_synth = j_synth[lv_s[j_synth] < s]
-    n_enter = len(j_enter)
+    js = np.flatnonzero(en_s)  # enters in (level, position) order
+    nxt = js + 1
+    nxt_ok = nxt < m
+    nxt[~nxt_ok] = 0
+    boundary = np.zeros(m + 1, dtype=bool)
+    boundary[starts] = True
+    matched = nxt_ok & ~en_s[nxt] & ~boundary[nxt]
+    del en_s, boundary
+    sorted_rows = ce[perm[js]]  # rows of those enters: s + rank in position order
+    sorted_rows += s - 1
+    n_enter = len(js)
     n = s + n_enter
-    ce = np.cumsum(is_enter, dtype=np.int32)  # enters up to and including each position
-
-    depth = np.empty(n, dtype=np.int32)
-    method = np.empty(n, dtype=np.int32)
-    enter_event = np.empty(n, dtype=rows.dtype)
-    exit_event = np.empty(n, dtype=rows.dtype)
-    subtree_end = np.empty(n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    flags = np.zeros(n, dtype=np.uint8)
-
-    # calls opened by a recorded enter: rows s .. n-1 in position order
-    pos = perm[j_enter]
-    row = ce[pos].astype(np.int64)
-    row += s - 1
-    depth[row] = lv_s[j_enter]
-    method[row] = meth[pos]
-    enter_event[row] = rows[pos]
-    del pos
-    xpos = perm[j_enter[matched] + 1]
-    mrow = row[matched]
-    exit_event[mrow] = rows[xpos]
-    subtree_end[mrow] = ce[xpos] + s
-    flags[mrow] = _exit_flags(act, forced, xpos)
-    orow = row[~matched]
-    exit_event[orow] = last_row
-    subtree_end[orow] = n
-    flags[orow] = OPEN
-    del row, mrow, xpos
-    # synthesised calls: rows 0 .. s-1, row = level
+    exit_pos = np.full(n, -1, dtype=np.int64)
+    exit_pos[sorted_rows[matched]] = perm[nxt[matched]]
+    del nxt
+    # synthesised calls: the first record of each level below s (always an exit)
     if s:
-        xs = perm[j_synth]
-        srow = lv_s[j_synth].astype(np.int64)
-        depth[srow] = srow
-        method[srow] = meth[xs]
-        enter_event[srow] = first_row
-        exit_event[srow] = rows[xs]
-        subtree_end[srow] = ce[xs] + s
-        flags[srow] = _exit_flags(act, forced, xs) | SYNTH_ENTRY
-    # calls in (level, row) order for the parent search
-    is_call = en_s.copy()
-    is_call[j_synth] = True
-    call_j = np.flatnonzero(is_call)
-    del is_call
-    ise = en_s[call_j]
-    rows_sorted = np.empty(len(call_j), dtype=np.int64)
-    rows_sorted[ise] = ce[perm[call_j[ise]]]
-    rows_sorted[ise] += s - 1
-    rows_sorted[~ise] = lv_s[call_j[~ise]]
-    del ce, perm
-    parent = _parents(rows_sorted, lv_s[call_j], n)
-    del rows_sorted, call_j
+        exit_pos[:s] = perm[starts[:s]]
+    ep = np.flatnonzero(is_enter)  # enter records in row order
+    method = np.empty(n, dtype=np.int32)
+    method[s:] = meth[ep]
+    xp = exit_pos[s:]
+    closed = xp >= 0
+    if enter_mask is None and bool(np.any(method[s:][closed] != meth[xp[closed]])):
+        return Paired(None, None, None, None, None, None, None, mismatched=True)
+    depth = np.empty(n, dtype=np.int32)
+    depth[:s] = np.arange(s, dtype=np.int32)
+    depth[s:] = level[ep]
+    del level
+    enter_event = np.empty(n, dtype=rows.dtype)
+    enter_event[:s] = first_row
+    enter_event[s:] = rows[ep]
+    del ep
+    if s:
+        method[:s] = meth[exit_pos[:s]]
+    closed = exit_pos >= 0
+    safe = np.where(closed, exit_pos, 0)
+    exit_event = np.where(closed, rows[safe], last_row).astype(rows.dtype)
+    subtree_end = np.where(closed, ce[safe] + s, n).astype(np.int32 if n < 2**31 - 1 else np.int64)
+    del ce
+    flags = np.where(act[safe] == UNROLL_ACTION, UNROLL, 0).astype(np.uint8)
+    if forced is not None:
+        flags[forced[safe] & closed] = FORCED_EXIT
+    flags[~closed] = OPEN
+    flags[:s] |= SYNTH_ENTRY
+    del safe, exit_pos
+    flags[_recursive(method, subtree_end)] |= _RECURSIVE
+    parent = _parents(sorted_rows, np.searchsorted(js, starts), s, n)
     n_forced = int(np.count_nonzero(flags & FORCED_EXIT))
     return Paired(
         method=method,
@@ -169,35 +150,53 @@ def pair_thread(
         exit_event=exit_event,
         flags=flags,
         synth=s,
-        open=int(np.count_nonzero(~matched)),
+        open=int(np.count_nonzero(~closed)),
         unroll=int(np.count_nonzero(flags & UNROLL)),
         forced=n_forced,
     )
 
 
-def _exit_flags(act: Arr, forced: Arr | None, xpos: Arr) -> Arr:
-    """UNROLL / FORCED_EXIT flags of the calls closed by the records at `xpos`."""
-    out = np.where(act[xpos] == UNROLL_ACTION, UNROLL, 0).astype(np.uint8)
-    if forced is not None:
-        f = forced[xpos]
-        out[f] = FORCED_EXIT
-    return out
+def _recursive(method: Arr, subtree_end: Arr) -> Arr:
+    """Rows inside an earlier call of the same method (this thread's rows, pre-order).
+
+    Sorted by (method, row), a row is inside an earlier call of its group iff the running
+    max of the earlier calls' subtree_end exceeds it; groups are kept apart by adding
+    `group * (n + 1)` so that one running max serves them all.
+    """
+    n = len(method)
+    if n < 2:
+        return np.zeros(n, dtype=bool)
+    top = int(method.max())
+    order = np.argsort(method.astype(np.uint16) if top <= 0xFFFF else method, kind="stable")
+    ms = method[order]
+    group = np.empty(n, dtype=np.int64)
+    group[0] = 0
+    np.cumsum(ms[1:] != ms[:-1], out=group[1:])
+    del ms
+    group *= n + 1
+    reach = subtree_end[order] + group
+    np.maximum.accumulate(reach, out=reach)
+    group += order  # the row's own key
+    inside = np.zeros(n, dtype=bool)
+    inside[order[1:]] = reach[:-1] > group[1:]
+    return inside
 
 
-def _parents(rows_sorted: Arr, lv_calls: Arr, n: int) -> Arr:
+def _parents(sorted_rows: Arr, bounds: Arr, s: int, n: int) -> Arr:
     """Parent row of every call: the last call one level up that starts before it.
 
-    `rows_sorted`/`lv_calls` list the calls sorted by (level, row).
+    `sorted_rows[bounds[d]:bounds[d+1]]` are the rows (increasing) of the recorded enters at
+    level d; the synthesised call of level d < s is row d, before all of them.
     """
     parent = np.full(n, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    if not len(lv_calls):
-        return parent
-    bounds = np.searchsorted(lv_calls, np.arange(int(lv_calls[-1]) + 2))
-    for d in range(1, len(bounds) - 1):
-        prev = rows_sorted[bounds[d - 1] : bounds[d]]
-        cur = rows_sorted[bounds[d] : bounds[d + 1]]
-        if len(cur) and len(prev):
+    prev = None
+    for d in range(len(bounds) - 1):
+        cur = sorted_rows[bounds[d] : bounds[d + 1]]
+        if d < s:
+            cur = np.concatenate((np.array([d], dtype=cur.dtype), cur))
+        if prev is not None and len(cur) and len(prev):
             parent[cur] = prev[np.searchsorted(prev, cur) - 1]
+        prev = cur
     return parent
 
 

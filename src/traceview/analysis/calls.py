@@ -22,6 +22,7 @@ Every start/end time is the time of some event, so the table stores event rows
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -204,20 +205,12 @@ def build_calls(trace: Trace) -> CallTable:
     n_threads = len(trace.threads)
     n = len(ev)
     idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
-    if n and bool(np.all(ev.thread[1:] >= ev.thread[:-1])):
-        order: IntArray | None = None  # already grouped by thread: slices of arange
-    else:
-        order = np.argsort(ev.thread, kind="stable").astype(idx_dtype) if n else None
-    counts = np.bincount(ev.thread, minlength=n_threads) if n else np.zeros(n_threads, np.int64)
-    bounds = np.concatenate(([0], np.cumsum(counts)))
     pieces: list[Paired] = []
     stats = {"synth": 0, "open": 0, "unroll": 0, "forced": 0, "dropped": 0}
-    for t in range(n_threads):
-        lo, hi = int(bounds[t]), int(bounds[t + 1])
-        if hi == lo:
+    for t, rows in _thread_rows(ev.thread, n_threads, idx_dtype):
+        if not len(rows):
             pieces.append(Paired.empty())
             continue
-        rows = np.arange(lo, hi, dtype=idx_dtype) if order is None else order[lo:hi]
         act = ev.action[rows]
         meth = ev.method[rows]
         paired = pair_thread(rows, act, meth)
@@ -230,22 +223,45 @@ def build_calls(trace: Trace) -> CallTable:
                 meth[seq.positions],
                 enter_mask=seq.is_enter,
                 forced=seq.forced,
-                first=rows[0],
-                last=rows[-1],
+                first=int(rows[0]),
+                last=int(rows[-1]),
             )
         for key in ("synth", "open", "unroll", "forced"):
             stats[key] += getattr(paired, key)
         pieces.append(paired)
-        del rows, act, meth
-    del order
+        del rows, act, meth, t
     table = _assemble(trace, pieces, idx_dtype)
     table.diagnostics.extend(_diagnostics(stats))
     return table
 
 
+def _thread_rows(
+    thread: npt.NDArray[Any], n_threads: int, dtype: type
+) -> Iterator[tuple[int, IntArray]]:
+    """(thread row, its event rows in order) for every thread row.
+
+    Few threads: one comparison pass per thread (no global index array held). Many: one
+    stable sort by thread, sliced.
+    """
+    n = len(thread)
+    if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
+        bounds = np.searchsorted(thread, np.arange(n_threads + 1))
+        for t in range(n_threads):
+            yield t, np.arange(bounds[t], bounds[t + 1], dtype=dtype)
+        return
+    if n_threads <= 64:
+        for t in range(n_threads):
+            yield t, np.flatnonzero(thread == t).astype(dtype, copy=False)
+        return
+    order: IntArray = np.argsort(thread, kind="stable").astype(dtype)
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(thread, minlength=n_threads))))
+    for t in range(n_threads):
+        yield t, order[bounds[t] : bounds[t + 1]]
+
+
 def _assemble(trace: Trace, pieces: list[Paired], idx_dtype: type) -> CallTable:
-    """Concatenate per-thread pieces column by column (freeing as it goes), offset the row
-    references, and mark recursive calls."""
+    """Concatenate per-thread pieces column by column (freeing as it goes) and offset the
+    row references."""
     sizes = np.array([0 if p.method is None else len(p.method) for p in pieces], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(sizes)))
     total = int(starts[-1])
@@ -256,62 +272,27 @@ def _assemble(trace: Trace, pieces: list[Paired], idx_dtype: type) -> CallTable:
         out: npt.NDArray[Any] = np.empty(total, dtype=dtype)
         for i, p in enumerate(pieces):
             part = getattr(p, name)
-            if offset:
-                out[starts[i] : starts[i + 1]] = np.where(part >= 0, part + starts[i], part)
-            else:
-                out[starts[i] : starts[i + 1]] = part
+            dest = out[starts[i] : starts[i + 1]]
+            dest[...] = part
+            if offset and starts[i]:
+                if name == "parent":
+                    dest[dest >= 0] += starts[i]
+                else:
+                    dest += starts[i]
             setattr(p, name, None)
         return out
 
-    method = column("method", np.int32)
-    depth = column("depth", np.int32)
-    parent = column("parent", row_dtype, offset=True)
-    subtree_end = column("subtree_end", row_dtype, offset=True)
-    enter_event = column("enter_event", idx_dtype)
-    exit_event = column("exit_event", idx_dtype)
-    flags = column("flags", np.uint8)
-    flags |= _recursive_flags(method, subtree_end, len(trace.methods))
     return CallTable(
         trace=trace,
-        method=method,
-        depth=depth,
-        parent=parent,
-        subtree_end=subtree_end,
-        enter_event=enter_event,
-        exit_event=exit_event,
-        flags=flags,
+        method=column("method", np.int32),
+        depth=column("depth", np.int32),
+        parent=column("parent", row_dtype, offset=True),
+        subtree_end=column("subtree_end", row_dtype, offset=True),
+        enter_event=column("enter_event", idx_dtype),
+        exit_event=column("exit_event", idx_dtype),
+        flags=column("flags", np.uint8),
         thread_ranges=ranges.astype(np.int64),
     )
-
-
-def _recursive_flags(method: I32, subtree_end: IntArray, n_methods: int) -> npt.NDArray[np.uint8]:
-    """RECURSIVE where an earlier call of the same method contains the row.
-
-    Rows sorted by (method, row); within a method group a row is inside an earlier call iff
-    the running max of the earlier calls' subtree_end exceeds it. Groups are kept apart by
-    adding `group * (n + 1)` (so one global running max serves all groups); calls of other
-    threads never contain a row because threads are contiguous.
-    """
-    n = len(method)
-    out = np.zeros(n, dtype=np.uint8)
-    if n < 2:
-        return out
-    key = method.astype(np.uint16) if n_methods <= 0xFFFF else method
-    order = np.argsort(key, kind="stable")
-    del key
-    m_sorted = method[order].astype(np.int64)
-    span = np.int64(n + 1)
-    base = m_sorted * span
-    del m_sorted
-    ends = base + subtree_end[order]
-    running = np.maximum.accumulate(ends)
-    del ends
-    inside = np.empty(n, dtype=bool)
-    inside[0] = False
-    inside[1:] = running[:-1] > base[1:] + order[1:]
-    del running, base
-    out[order[inside]] = RECURSIVE
-    return out
 
 
 def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:

@@ -202,82 +202,137 @@ def _thread_profile(
 ) -> Profile:
     trace = calls.trace
     n_methods = len(trace.methods)
+    used, compact = _compact_methods(calls)
+    u = len(used)
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
-    method = calls.method[sel]
-    rec = (calls.flags[sel] & RECURSIVE).astype(bool)
-    parent = calls.parent[sel]
-    has_parent = parent >= 0
-    local_parent = parent[has_parent] - lo
+    cm = compact[calls.method[sel]]  # compact method of each call
+    rec = (calls.flags[sel] & RECURSIVE).view(bool)
+    up = np.maximum(calls.parent[sel] - (lo - 1), 0)  # parent's local row + 1; 0 for roots
     keep: Bools | None = None
     incl: dict[str, I64] = {}
     totals: dict[str, int] = {}
     range_clock = None
     if time_range is not None:
         range_clock = "wall" if "wall" in calls.clocks else "cpu"
-        clipped, keep, spans = clipped_times(calls, t, clocks, range_clock, time_range)
-        incl = clipped
-        totals = spans
+        incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
     else:
         for c in clocks:
             incl[c] = calls.incl(c, sel)
             totals[c] = calls.thread_total(t, c)
 
+    # calls n and r per method: one bincount over (method, recursive)
+    mr = cm * 2 + rec
     if keep is not None:
-        method_k, rec_k = method[keep], rec[keep]
-    else:
-        method_k, rec_k = method, rec
-    n_calls = np.bincount(method_k[~rec_k], minlength=n_methods).astype(np.int64)
-    r_calls = np.bincount(method_k[rec_k], minlength=n_methods).astype(np.int64)
-
-    # edges: (caller method + 1, method, caller recursive, recursive) -> one int64 key
-    pm = np.full(hi - lo, -1, dtype=np.int64)
-    pm[has_parent] = method[local_parent]
-    prec = np.zeros(hi - lo, dtype=bool)
-    prec[has_parent] = rec[local_parent]
-    key = ((pm + 1) * (n_methods + 1) + method) * 4 + prec * 2 + rec
-    del pm, prec
+        mr = mr[keep]
+    nr = np.bincount(mr, minlength=2 * u).reshape(u, 2)
+    n_kept = len(mr)
+    del mr
+    # edges: (caller + 1, method, caller recursive, recursive) as one dense or sparse key
+    ext = np.empty(hi - lo + 1, dtype=np.int64)
+    ext[0] = 0
+    ext[1:] = cm
+    ext[1:] += 1
+    ext[1:] *= 2
+    ext[1:] += rec  # (caller compact + 1) * 2 + caller recursive, 0 for (toplevel)
+    key = ext[up]
+    del ext
+    key *= u
+    key += cm
+    key *= 2
+    key += rec
     if keep is not None:
         key = key[keep]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    del key
-    edge_calls = np.bincount(inverse, minlength=len(uniq)).astype(np.int64)
+    space = (u + 1) * 2 * u * 2
+    if space <= max(4 * (hi - lo), 1 << 20):
+        edge_calls_dense = np.bincount(key, minlength=space)
+        uniq = np.flatnonzero(edge_calls_dense)
+        edge_calls = edge_calls_dense[uniq].astype(np.int64)
+        del edge_calls_dense
+        inverse = None
+    else:
+        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        edge_calls = counts.astype(np.int64)
 
     excl: dict[str, I64] = {}
     top: dict[str, I64] = {}
     meth_incl: dict[str, I64] = {}
     edge_incl: dict[str, I64] = {}
     toplevel: dict[str, int] = {}
+    not_rec = ~rec
     for c in clocks:
         inc = incl.pop(c)
-        child_sum = np.bincount(local_parent, weights=inc[has_parent], minlength=hi - lo)
-        exc = inc - np.rint(child_sum).astype(np.int64)
+        child_sum = np.bincount(up, weights=inc, minlength=hi - lo + 1)
+        exc = inc - np.rint(child_sum[1:]).astype(np.int64)
+        toplevel[c] = totals[c] - round(float(child_sum[0]))
         del child_sum
+        cm_k, nr_k = (cm, not_rec) if keep is None else (cm[keep], not_rec[keep])
         inc_k = inc if keep is None else inc[keep]
         exc_k = exc if keep is None else exc[keep]
-        excl[c] = _sum_by(method_k, exc_k, n_methods)
-        top[c] = _sum_by(method_k[~rec_k], exc_k[~rec_k], n_methods)
-        meth_incl[c] = _sum_by(method_k[~rec_k], inc_k[~rec_k], n_methods)
-        edge_incl[c] = _sum_by(inverse, inc_k, len(uniq))
-        toplevel[c] = totals[c] - int(inc[~has_parent].sum())
+        excl[c] = _expand(_sum_by(cm_k, exc_k, u), used, n_methods)
+        top[c] = _expand(_sum_by(cm_k, exc_k * nr_k, u), used, n_methods)
+        meth_incl[c] = _expand(_sum_by(cm_k, inc_k * nr_k, u), used, n_methods)
+        if inverse is None:
+            edge_incl[c] = _sum_by(key, inc_k, space)[uniq]
+        else:
+            edge_incl[c] = _sum_by(inverse, inc_k, len(uniq))
         del inc, exc, inc_k, exc_k
-    edges = _edges_from_keys(uniq, n_methods, edge_calls, edge_incl)
+    edges = _edges_from_compact(uniq, used, u, edge_calls, edge_incl)
     return Profile(
         trace=trace,
         threads=(t,),
         clocks=clocks,
-        calls=n_calls,
-        recursive_calls=r_calls,
+        calls=_expand(nr[:, 0].astype(np.int64), used, n_methods),
+        recursive_calls=_expand(nr[:, 1].astype(np.int64), used, n_methods),
         incl=meth_incl,
         excl=excl,
         top_excl=top,
         edges=edges,
         thread_total={c: np.array([totals[c]], dtype=np.int64) for c in clocks},
-        thread_calls=np.array([len(method_k)], dtype=np.int64),
+        thread_calls=np.array([n_kept], dtype=np.int64),
         toplevel=toplevel,
         estimates=trace.header.sampled,
         time_range=time_range,
         range_clock=range_clock,
+    )
+
+
+def _compact_methods(calls: CallTable) -> tuple[npt.NDArray[np.intp], I64]:
+    """(method rows that have calls, compact index of every method row: -1 if unused);
+    cached on the call table."""
+    cache = calls.__dict__.get("_compact")
+    if cache is None:
+        n_methods = len(calls.trace.methods)
+        seen = np.zeros(n_methods, dtype=bool)
+        seen[calls.method] = True
+        used = np.flatnonzero(seen)
+        compact = np.full(n_methods, -1, dtype=np.int64)
+        compact[used] = np.arange(len(used))
+        cache = (used, compact)
+        calls.__dict__["_compact"] = cache
+    return cache
+
+
+def _expand(values: I64, used: npt.NDArray[np.intp], n: int) -> I64:
+    out = np.zeros(n, dtype=np.int64)
+    out[used] = values
+    return out
+
+
+def _edges_from_compact(
+    uniq: I64, used: npt.NDArray[np.intp], u: int, calls: I64, incl: dict[str, I64]
+) -> EdgeTable:
+    rest, child_rec = np.divmod(uniq, 2)
+    rest, child = np.divmod(rest, u)
+    caller, parent_rec = np.divmod(rest, 2)
+    parent = np.where(caller > 0, used[np.maximum(caller - 1, 0)], -1)
+    return EdgeTable(
+        parent=parent.astype(np.int32),
+        child=used[child].astype(np.int32),
+        parent_recursive=parent_rec.astype(bool),
+        child_recursive=child_rec.astype(bool),
+        calls=calls,
+        incl=incl,
     )
 
 
