@@ -226,3 +226,15 @@ def test_split_flush_continues_deltas() -> None:
     trace.validate()
     assert [r[1:] for r in rows(trace)] == [e[1:] for e in EXPECTED]
     assert codes(trace) == ["continued-blocks"]
+
+
+def test_earliest_file_mode_summary_first() -> None:
+    """Early 2024 V2 file mode: summary text first, then the SLOW header and the blocks."""
+    text = b"*version\n5\ndata-file-overflow=false\nclock=dual\nelapsed-time-usec=9\n*end\n"
+    recs = [(0, 0, 5, 10), (0, 1, 7, 30)]  # index-0 method, no method info in this mode
+    trace = read(text + header(5) + alpha_block(3, recs, id_width=4))
+    trace.validate()
+    assert trace.header.key_version == 5 and trace.header.elapsed_ns == 9000
+    assert trace.header.entry_format == "alpha" and len(trace.events) == 2
+    assert trace.methods.declared.tolist() == [False]
+    assert {"unknown-method", "unknown-thread"} <= set(codes(trace))

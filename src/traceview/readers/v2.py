@@ -24,6 +24,7 @@ from traceview.model import (
     TraceFormatError,
     thread_index_dtype,
 )
+from traceview.readers._idmap import IdMap
 from traceview.readers._v2blocks import Records, decode_blocks, rejoin_continued
 from traceview.readers._v2packets import HEADER_SIZE, Block, Layout, Walk, prefix, probe, walk
 from traceview.readers._v2resync import find_resync
@@ -220,10 +221,11 @@ def _by_method_ids(
     if len(layouts) == 1:
         return layouts[0], []
     scores: dict[Layout, float] = {}
+    before = np.array([m[1] for m in found.methods], dtype=np.uint64)
     for lay in layouts:
         sample = walk(buf, lay, start=found.stop, max_blocks=8)
-        shift = 2 if lay.id_width == 4 else 0
-        declared = np.array([m[1] << shift for m in found.methods + sample.methods], np.uint64)
+        more = np.array([m[1] for m in sample.methods], dtype=np.uint64)
+        declared = np.concatenate([before, more]) << np.uint64(2 if lay.id_width == 4 else 0)
         cut = [
             Block(
                 b.offset,
@@ -236,7 +238,8 @@ def _by_method_ids(
             for b in sample.blocks
         ]
         rec = decode_blocks(arr, cut, lay, False)
-        scores[lay] = float(np.isin(rec.method, declared).mean()) if len(rec.method) else 0.0
+        hits = IdMap(np.unique(declared)).lookup(rec.method) >= 0
+        scores[lay] = float(hits.mean()) if len(hits) else 0.0
     top = max(scores.values())
     best = [lay for lay in layouts if scores[lay] == top]
     return best[0], [lay for lay in best[1:] if lay.generation != best[0].generation]
