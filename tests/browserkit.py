@@ -83,8 +83,10 @@ def serve(trace_path: Path) -> Viewer:
     """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port."""
     import uvicorn
 
-    web = pytest.importorskip("traceview.web.app", reason="the viewer server is not built yet")
-    app = web.create_app(trace_path)
+    from traceview.web.app import create_app
+    from traceview.web.session import Session
+
+    app = create_app(Session.load(str(trace_path)))
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -158,15 +160,14 @@ def fetch_json(viewer: Viewer, path: str) -> Any:
 def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     """(method row, inclusive ns) of every method with inclusive time on `clock`, most first,
     straight from the engine (`traceview.analysis.profile`), ties by method row."""
-    calls_mod = pytest.importorskip("traceview.analysis.calls", reason="engine not built yet")
-    profile_mod = pytest.importorskip("traceview.analysis.profile", reason="engine not built yet")
+    from traceview.analysis.calls import build_calls
+    from traceview.analysis.profile import profile
     from traceview.readers import load
 
     trace = load(trace_path)
     trace.validate()
-    calls = calls_mod.build_calls(trace)
-    prof = profile_mod.profile(calls, trace, clock=clock)
-    incl = getattr(prof, f"incl_{clock}")
+    prof = profile(build_calls(trace), clock=clock)
+    incl = prof.incl[clock]
     rows = [(int(m), int(v)) for m, v in enumerate(incl) if v]
     rows.sort(key=lambda r: (-r[1], r[0]))
     return rows

@@ -48,7 +48,7 @@ def test_corpus_trace_in_viewer(browser: Any, served: tuple[Path, Viewer]) -> No
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors)
     info = fetch_json(viewer, "/api/trace")
-    assert page.locator(".tl-label").count() == len(trace.threads) == len(info["threads"])
+    assert page.locator("#timeline .tl-label").count() == len(trace.threads) == len(info["threads"])
     clock = info["default_clock"]
     ranking = engine_ranking(path, clock)
     if ranking:

@@ -74,7 +74,7 @@ def check_page(page: Any, labels: list[str], name: str) -> None:
     assert shown and all(s in labels for s in shown)
     assert any(EVIL_METHOD in s for s in shown)
     assert any("</script>" in s for s in shown)
-    threads = page.locator(".tl-label .tl-name").all_text_contents()
+    threads = page.locator("#timeline .tl-label .tl-name").all_text_contents()
     assert EVIL_THREAD in threads and QUOTE_THREAD in threads
     rows = page.locator("#tab-profile .pt-row.method")
     for k in range(rows.count()):

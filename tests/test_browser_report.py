@@ -57,7 +57,7 @@ def test_report_views_work_offline(page: Any, report: tuple[Path, Path]) -> None
     info = inlined(page, "/api/trace")
     assert info["live"] is False
     assert page.locator("#open-btn").is_hidden()
-    assert page.locator(".tl-label").count() == len(trace.threads)
+    assert page.locator("#timeline .tl-label").count() == len(trace.threads)
     labels = inlined(page, "/api/methods")["label"]
     clock = info["default_clock"]
     shown = table_names(page)

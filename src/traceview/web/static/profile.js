@@ -16,19 +16,19 @@ const GROUPS = [
 
 // key, title, width, clock needed ("cpu" | "wall" | "both" | null), profile column
 const COLUMNS = [
-  ["name", "Name", "minmax(320px, 1fr)", null, null],
-  ["incl_cpu_pct", "Incl CPU %", "70px", "cpu", "incl_cpu_us"],
-  ["incl_cpu", "Incl CPU ms", "88px", "cpu", "incl_cpu_us"],
-  ["excl_cpu_pct", "Excl CPU %", "70px", "cpu", "excl_cpu_us"],
-  ["excl_cpu", "Excl CPU ms", "88px", "cpu", "excl_cpu_us"],
-  ["incl_wall_pct", "Incl Real %", "70px", "wall", "incl_wall_us"],
-  ["incl_wall", "Incl Real ms", "88px", "wall", "incl_wall_us"],
-  ["excl_wall_pct", "Excl Real %", "70px", "wall", "excl_wall_us"],
-  ["excl_wall", "Excl Real ms", "88px", "wall", "excl_wall_us"],
-  ["off_cpu", "Off-CPU ms", "84px", "both", "off_cpu_us"],
-  ["calls", "Calls+Rec, Calls/Total", "104px", null, "calls"],
-  ["cpu_per_call", "CPU/Call ms", "84px", "cpu", "cpu_per_call_us"],
-  ["wall_per_call", "Real/Call ms", "84px", "wall", "wall_per_call_us"],
+  ["name", "Name", "minmax(380px, 1fr)", null, null],
+  ["incl_cpu_pct", "Incl CPU %", "60px", "cpu", "incl_cpu_us"],
+  ["incl_cpu", "Incl CPU ms", "80px", "cpu", "incl_cpu_us"],
+  ["excl_cpu_pct", "Excl CPU %", "60px", "cpu", "excl_cpu_us"],
+  ["excl_cpu", "Excl CPU ms", "80px", "cpu", "excl_cpu_us"],
+  ["incl_wall_pct", "Incl Real %", "60px", "wall", "incl_wall_us"],
+  ["incl_wall", "Incl Real ms", "80px", "wall", "incl_wall_us"],
+  ["excl_wall_pct", "Excl Real %", "60px", "wall", "excl_wall_us"],
+  ["excl_wall", "Excl Real ms", "80px", "wall", "excl_wall_us"],
+  ["off_cpu", "Off-CPU ms", "76px", "both", "off_cpu_us"],
+  ["calls", "Calls+Rec, Calls/Total", "96px", null, "calls"],
+  ["cpu_per_call", "CPU/Call ms", "76px", "cpu", "cpu_per_call_us"],
+  ["wall_per_call", "Real/Call ms", "76px", "wall", "wall_per_call_us"],
 ];
 
 export class ProfileTable {
@@ -176,10 +176,10 @@ export class ProfileTable {
       const rows = rel[key] || [];
       if (!rows.length && key.endsWith("recursive")) continue;
       items.push({ type: "group", title, cls });
-      if (key === "children" && rel.self) items.push({ type: "rel", r: rel.self, of: i, cls, self: true });
-      for (const r of rows) items.push({ type: "rel", r, of: i, cls });
-      if (rel.truncated && rel.truncated[key]) items.push({ type: "note", text: "(list cut: more rows not shown)" });
+      if (key === "children" && rel.self) items.push({ type: "rel", r: rel.self, of: i, cls, rel, self: true });
+      for (const r of rows) items.push({ type: "rel", r, of: i, cls, rel });
     }
+    if (rel.truncated) items.push({ type: "note", text: "(lists cut by the server: the smallest rows are not shown)" });
   }
 
   renderHead() {
@@ -228,7 +228,7 @@ export class ProfileTable {
       const open = this.expanded.has(m);
       const name = el(
         "div",
-        { class: "pt-name" },
+        { class: "pt-name", title: label(m) },
         el("span", { class: "twisty", onclick: (e) => (e.stopPropagation(), this.toggle(m)) }, open ? "▾" : "▸"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
@@ -248,25 +248,31 @@ export class ProfileTable {
     }
     // a parent / child / self row: % of the expanded method's inclusive time
     const r = item.r;
-    const name = item.self ? el("div", { class: "pt-name rel" }, el("span", { class: "selfname" }, "self")) : el(
-      "div",
-      { class: "pt-name rel" },
-      el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
-      el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
-      ...marked(label(r.method), state.search),
-    );
+    const top = r.method < 0;
+    let name;
+    if (item.self) name = el("div", { class: "pt-name rel" }, el("span", { class: "selfname" }, "self"));
+    else if (top) name = el("div", { class: "pt-name rel" }, el("span", { class: "selfname" }, "(toplevel)"));
+    else {
+      name = el(
+        "div",
+        { class: "pt-name rel", title: label(r.method) },
+        el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
+        el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
+        ...marked(label(r.method), state.search),
+      );
+    }
     cells.push(name);
     for (const [key] of cols.slice(1)) {
       let text = "";
-      if (key === "incl_cpu_pct") text = fmtPct(r.incl_cpu_us, M.incl_cpu_us[item.of]);
+      if (key === "incl_cpu_pct") text = fmtPct(r.incl_cpu_us, item.rel.incl_cpu_us ?? M.incl_cpu_us[item.of]);
       else if (key === "incl_cpu") text = fmtMs(r.incl_cpu_us);
-      else if (key === "incl_wall_pct") text = fmtPct(r.incl_wall_us, M.incl_wall_us[item.of]);
+      else if (key === "incl_wall_pct") text = fmtPct(r.incl_wall_us, item.rel.incl_wall_us ?? M.incl_wall_us[item.of]);
       else if (key === "incl_wall") text = fmtMs(r.incl_wall_us);
       else if (key === "calls") text = item.self ? "" : fmtCount(r.calls) + "/" + fmtCount(r.total_calls);
       cells.push(el("div", { class: "num" }, text));
     }
-    const jump = item.self ? null : () => this.jump(r.method);
-    return el("div", { class: "pt-row rel " + item.cls, style, title: item.self ? "" : "Click to jump to this method", onclick: jump }, cells);
+    const jump = item.self || top ? null : () => this.jump(r.method);
+    return el("div", { class: "pt-row rel " + item.cls + (jump ? "" : " nojump"), style, onclick: jump }, cells);
   }
 
   /** Select `m`, expand it and scroll to its row (a parent/child row was clicked). */
