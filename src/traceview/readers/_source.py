@@ -38,12 +38,6 @@ class Source:
         self.file.seek(offset)
         return self.file.read(n)
 
-    def all(self) -> bytes | memoryview:
-        """The whole file (read into memory for a file source)."""
-        if self.data is not None:
-            return self.data
-        return self.read(0, self.size)
-
     def records(
         self, offset: int, count: int, dtype: np.dtype[np.void], chunk_bytes: int | None = None
     ) -> Iterator[np.ndarray]:
