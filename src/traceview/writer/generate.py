@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +32,8 @@ from traceview.writer.sampling import sample
 from traceview.writer.threadkinds import FILL, STOP, ThreadKind, thread_plan
 
 I64 = npt.NDArray[np.int64]
-Cols = tuple[I64, I64, I64, I64, I64]  # action, method, cpu delta, wall delta, idle
+Col = npt.NDArray[Any]
+Cols = tuple[Col, Col, Col, Col, Col]  # action u1, method i4, cpu/wall µs deltas i8, idle bool
 
 
 def generate(
@@ -138,14 +140,15 @@ def _thread(
         whole = np.cumsum(lib.length[ids]) <= room
         index, inst = index[whole[inst]], inst[whole[inst]]
     index, inst = index[:room], inst[:room]
-    scale = rng.lognormal(0.0, 0.3, size=len(ids))[inst] * rng.uniform(0.75, 1.25, len(index))
-    cpu = np.floor(lib.cpu[index] * scale).astype(np.int64)
+    scale = rng.lognormal(0.0, 0.3, size=len(ids)).astype(np.float32)[inst]
+    scale *= rng.uniform(0.75, 1.25, len(index)).astype(np.float32)
+    cpu = (lib.cpu[index] * scale).astype(np.int64)  # truncation = floor: all positive
     body: Cols = (
-        lib.action[index].astype(np.int64),
-        lib.method[index].astype(np.int64),
+        lib.action[index],
+        lib.method[index],
         cpu,
-        np.maximum(np.floor(lib.wall[index] * scale).astype(np.int64), cpu),
-        lib.idle[index].astype(np.int64),
+        np.maximum((lib.wall[index] * scale).astype(np.int64), cpu),
+        lib.idle[index],
     )
     parts = [prefix, tail, body]
     if balanced and (pairs := (room - len(index)) // 2):
@@ -160,8 +163,9 @@ def _thread(
     return tuple(c[:budget] for c in out) if not balanced else out  # type: ignore[return-value]
 
 
-def _cols(action: I64, method: I64, delta: I64) -> Cols:
-    return (action, method, delta, delta, np.zeros(len(action), np.int64))
+def _cols(action: Col, method: Col, delta: I64) -> Cols:
+    n = len(action)
+    return (action.astype(np.uint8), method.astype(np.int32), delta, delta, np.zeros(n, bool))
 
 
 def _fixed(rows: list[int], action: int, gap: int = 0) -> Cols:
@@ -221,8 +225,8 @@ def _assemble(
     wall = wall[order]
     thread = np.repeat(np.arange(len(plan), dtype=np.uint32), lens)[order]
     cpu = np.concatenate(cpus)[order]
-    action = np.concatenate([c[0] for c in per_thread]).astype(np.uint8)[order]
-    method = np.concatenate([c[1] for c in per_thread]).astype(np.int32)[order]
+    action = np.concatenate([c[0] for c in per_thread]).astype(np.uint8, copy=False)[order]
+    method = np.concatenate([c[1] for c in per_thread]).astype(np.int32, copy=False)[order]
     used = np.flatnonzero(np.bincount(method, minlength=len(lib.catalog.specs)))
     remap = np.zeros(len(lib.catalog.specs), dtype=np.int32)
     remap[used] = np.arange(len(used), dtype=np.int32)

@@ -9,11 +9,14 @@ level (tens), never per record.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 I64 = npt.NDArray[np.int64]
-Cols = tuple[I64, I64, I64, I64, I64]
+Col = npt.NDArray[Any]
+Cols = tuple[Col, Col, Col, Col, Col]
 
 
 def _tops(action: I64) -> tuple[I64, I64, I64]:
