@@ -99,8 +99,9 @@ def test_dispatcher_runs_convert(streaming: Path, tmp_path: Path) -> None:
 def test_to_v2_and_back(streaming: Path, tmp_path: Path, target: str) -> None:
     pytest.importorskip("traceview.writer.v2")
     v2 = tmp_path / "v2.trace"
-    assert convert.main([str(streaming), str(v2), "--to", target]) == 0
+    assert convert.main([str(streaming), str(v2), "--to", target, "--generation", "alpha"]) == 0
     assert load(v2).header.variant == target
+    assert load(v2).header.entry_format == "alpha"
     back = tmp_path / "back.trace"
     assert convert.main([str(v2), str(back)]) == 0
     trace = load(back)

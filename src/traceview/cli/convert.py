@@ -1,5 +1,5 @@
-"""`traceview convert IN OUT [--to VARIANT] [--version N] [--clock CLOCK] [--style art|dalvik]`:
-read any trace and write it as another variant (default: a regular v1-v3 file that old
+"""`traceview convert IN OUT [--to VARIANT] [--version N] [--clock C] [--style S] [--generation G]`
+reads any trace and writes it as another variant (default: a regular v1-v3 file that old
 traceview, Android Studio and dmtracedump open).
 """
 
@@ -29,6 +29,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", type=int, choices=(1, 2, 3), help="V1 version (default: kept)")
     p.add_argument("--clock", choices=CLOCKS, help="clock to write (drop one clock of dual)")
     p.add_argument("--style", choices=("art", "dalvik"), help="key lines as ART or Dalvik wrote")
+    p.add_argument(
+        "--generation",
+        choices=("alpha", "beta", "gamma"),
+        default="beta",
+        help="V2 entry-block layout (default beta, as Android 15/16 write)",
+    )
     return p
 
 
@@ -69,6 +75,7 @@ def main(argv: list[str]) -> int:
             version=args.version if args.to not in ("v2", "v2-streaming") else None,
             clock=args.clock,
             style=args.style,
+            generation=args.generation,
         )
     except (TraceError, OSError, ValueError, ModuleNotFoundError) as exc:
         print(f"traceview convert: {exc}", file=sys.stderr)
