@@ -22,8 +22,7 @@ PARK = [
 def park(b: CallBuilder, *outer: str) -> None:
     """A thread waiting for work: `outer` frames then LockSupport.parkNanos -> Unsafe.park."""
     with b.frames([*outer, PARK[0]], 2):
-        b.block(b.u(1000, 40000))
-        b.leaf(PARK[1], 3, b.u(500, 30000))
+        b.wait(PARK[1], b.u(1500, 70000))
 
 
 def pool_idle(b: CallBuilder) -> None:
@@ -84,10 +83,9 @@ def http_call(b: CallBuilder) -> None:
         for spec in SOCKET_READ[:-1]:
             b.enter(spec)
             b.work(2)
-        b.block(b.u(2000, 120000) if not timeout else 15000)
         if timeout:
             b.enter(SOCKET_READ[-1])
-            b.work(5)
+            b.block(15000, 5)  # the read timeout
             b.chain(
                 [
                     "java.net.SocketTimeoutException.<init>(Ljava/lang/String;)V",
@@ -102,7 +100,7 @@ def http_call(b: CallBuilder) -> None:
                 8,
             )
         else:
-            b.leaf(SOCKET_READ[-1], b.u(5, 40))
+            b.wait(SOCKET_READ[-1], b.u(2000, 120000), b.u(5, 40))
             for _ in SOCKET_READ[:-1]:
                 b.work(b.u(1, 20))
                 b.exit()
@@ -297,15 +295,13 @@ def default_executor(b: CallBuilder) -> None:
 def heap_task(b: CallBuilder) -> None:
     """HeapTaskDaemon: a concurrent GC in VMRuntime.runHeapTasks (CPU busy, long wall)."""
     gc = b.u(1500, 25000)
-    b.block(b.u(5000, 200000))
-    b.leaf("dalvik.system.VMRuntime.runHeapTasks()V", gc * 0.8, gc)
+    b.wait("dalvik.system.VMRuntime.runHeapTasks()V", gc + b.u(5000, 200000), gc * 0.8)
 
 
 def finalizer(b: CallBuilder) -> None:
     """FinalizerDaemon: wait on the reference queue, then run a finalizer."""
     with b.call("java.lang.ref.ReferenceQueue.remove(J)Ljava/lang/ref/Reference;", 3):
-        b.block(b.u(5000, 300000))
-        b.leaf("java.lang.Object.wait(J)V", 4, b.u(1000, 100000))
+        b.wait("java.lang.Object.wait(J)V", b.u(6000, 400000))
     with b.call(
         "java.lang.Daemons$FinalizerDaemon.doFinalize(Ljava/lang/ref/FinalizerReference;)V", 3
     ):

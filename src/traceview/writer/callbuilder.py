@@ -104,6 +104,12 @@ class CallBuilder:
         self.work(cpu_us, wall_us)
         self._idle = True
 
+    def wait(self, spec: str, wall_us: float, cpu_us: float = 3) -> None:
+        """A blocking call: `spec` waits `wall_us` (its exit may absorb more idle time)."""
+        self.enter(spec)
+        self.block(wall_us, cpu_us)
+        self.exit()
+
     def enter(self, spec: str) -> None:
         """Enter `spec` (`pkg.Class.method(sig)`)."""
         if "{" in spec:

@@ -61,7 +61,7 @@ MAIN = ThreadKind(
     "main",
     1.0,
     body=(
-        (ui.poll, 0.1),
+        (ui.vsync_request, 0.1),
         (ui.frame, 0.6),
         (ui.click, 0.08),
         (ui.live_data, 0.12),

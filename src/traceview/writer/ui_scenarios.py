@@ -22,20 +22,35 @@ RV = "androidx.recyclerview.widget.RecyclerView"
 FEED = "com.example.app.{f}."  # {f}/{F}: the feature this template runs in
 
 
+def vsync_request(b: CallBuilder) -> None:
+    """A small message: Choreographer's handler asking for the next vsync."""
+    _loop_once(b)
+    with b.frames(
+        [
+            A + "view.Choreographer$FrameHandler.handleMessage(Landroid/os/Message;)V",
+            A + "view.Choreographer.doScheduleVsync()V",
+            A + "view.Choreographer.scheduleVsyncLocked()V",
+            A + "view.DisplayEventReceiver.scheduleVsync()V",
+        ],
+        3,
+    ):
+        b.leaf(A + "view.DisplayEventReceiver.nativeScheduleVsync(J)V", b.u(5, 30))
+    _loop_done(b)
+
+
 def poll(b: CallBuilder) -> None:
     """MessageQueue.next blocking in nativePollOnce until the next vsync or message."""
     with b.call(A + "os.MessageQueue.next()Landroid/os/Message;", b.u(2, 15)):
-        b.block(b.u(500, 9000))
-        b.leaf(A + "os.MessageQueue.nativePollOnce(JI)V", 3, b.u(200, 4000))
+        b.wait(A + "os.MessageQueue.nativePollOnce(JI)V", b.u(700, 13000))
         b.work(b.u(1, 4))
         b.leaf(A + "os.SystemClock.uptimeMillis()J", 1)
 
 
 def _loop_once(b: CallBuilder) -> None:
-    """Wait for the next message (every message follows a poll), then start dispatching it."""
-    poll(b)
+    """Looper.loopOnce: wait for the next message (MessageQueue.next), start dispatching it."""
     b.enter(A + "os.Looper.loopOnce(Landroid/os/Looper;JI)Z")
     b.work(b.u(2, 8))
+    poll(b)
     b.enter(A + "os.Handler.dispatchMessage(Landroid/os/Message;)V")
 
 
@@ -366,8 +381,7 @@ def parse_failure(b: CallBuilder) -> None:
             ):
                 with b.call(A + "app.SharedPreferencesImpl.awaitLoadedLocked()V", 1):
                     if b.rng.random() < 0.3:  # disk read on the main thread
-                        b.block(b.u(300, 6000))
-                        b.leaf("java.lang.Object.wait()V", 2, b.u(200, 5000))
+                        b.wait("java.lang.Object.wait()V", b.u(500, 11000))
                 b.leaf("java.util.HashMap.get(Ljava/lang/Object;)Ljava/lang/Object;", 1)
             b.enter("java.lang.Integer.parseInt(Ljava/lang/String;)I")
             b.enter("java.lang.Integer.parseInt(Ljava/lang/String;I)I")
