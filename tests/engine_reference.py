@@ -72,7 +72,7 @@ def reference_calls(trace: Trace) -> list[RefCall]:
             f.end, f.flags = rows[-1], f.flags | OPEN
         base = len(out)
 
-        def walk(node: Node, depth: int, parent: int, path: list[int]) -> None:
+        def walk(node: Node, depth: int, parent: int, path: list[int], t: int = t) -> None:
             flags = node.flags | (RECURSIVE if node.method in path else 0)
             me = len(out)
             out.append(RefCall(t, node.method, depth, parent, node.start, node.end, flags))

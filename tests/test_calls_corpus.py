@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files
 
 import traceview
+from conftest import corpus_files
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile, thread_profiles
 

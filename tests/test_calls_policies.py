@@ -4,10 +4,10 @@ corpus files, and its layout (pre-order, subtree slices, parents)."""
 from __future__ import annotations
 
 import numpy as np
-from conftest import corpus_path
-from tracebuild import make_trace
 
 import traceview
+from conftest import corpus_path
+from tracebuild import make_trace
 from traceview.analysis.calls import (
     FORCED_EXIT,
     OPEN,

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import numpy as np
-from engine_reference import reference_calls, reference_profile
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tracebuild import make_trace
 
+from engine_reference import reference_calls, reference_profile
+from tracebuild import make_trace
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile
 from traceview.model import Trace
@@ -37,7 +37,7 @@ def build(steps: list[tuple[int, str, int, int, int]], clock: str = "dual") -> T
                 action,
                 METHODS[m],
                 cpu[thread] if clock != "wall" else None,
-                wall[thread] if clock != "thread-cpu" else wall[thread],
+                wall[thread],
             )
         )
     return make_trace(events, clock=clock, methods=METHODS)

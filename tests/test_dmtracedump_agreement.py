@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files
-from dmtracedump_text import parse
 
 import traceview
+from conftest import corpus_files
+from dmtracedump_text import parse
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile
 from traceview.model import Trace
