@@ -294,7 +294,7 @@ def default_executor(b: CallBuilder) -> None:
 
 def heap_task(b: CallBuilder) -> None:
     """HeapTaskDaemon: a concurrent GC in VMRuntime.runHeapTasks (CPU busy, long wall)."""
-    gc = b.u(1500, 25000)
+    gc = b.u(1000, 12000)
     b.wait("dalvik.system.VMRuntime.runHeapTasks()V", gc + b.u(5000, 200000), gc * 0.8)
 
 

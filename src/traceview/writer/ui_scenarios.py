@@ -86,6 +86,25 @@ def _measure(b: CallBuilder, levels: int) -> None:
             b.leaf(A + "view.View.setMeasuredDimension(II)V", 1)
 
 
+def _measure_row(b: CallBuilder) -> None:
+    """Measuring a freshly bound row: ConstraintLayout's solver, the classic jank source."""
+    with b.call(
+        "androidx.recyclerview.widget.RecyclerView$LayoutManager.measureChildWithMargins(Landroid/view/View;II)V",
+        2,
+    ):
+        with b.call(A + "view.View.measure(II)V", 2):
+            with b.call("androidx.constraintlayout.widget.ConstraintLayout.onMeasure(II)V", 5):
+                with b.call(
+                    "androidx.constraintlayout.core.widgets.analyzer.BasicMeasure.solverMeasure(Landroidx/constraintlayout/core/widgets/ConstraintWidgetContainer;IIIIIIIII)J",
+                    b.u(20, 200),
+                ):
+                    for _ in range(b.rng.randint(2, 6)):
+                        _measure(b, 0)
+                    b.leaf(
+                        "androidx.constraintlayout.core.LinearSystem.minimize()V", b.u(800, 4500)
+                    )
+
+
 def _draw(b: CallBuilder, levels: int) -> None:
     """View.updateDisplayListIfDirty recursing through dispatchGetDisplayList per level."""
     with b.call(
@@ -212,7 +231,7 @@ def _inflate(b: CallBuilder, levels: int) -> None:
 
 def frame(b: CallBuilder) -> None:
     """One Choreographer frame: input, animation, traversal (measure, layout, draw)."""
-    heavy = b.rng.random() < 0.25  # some frames bind new rows and miss 16 ms
+    heavy = b.rng.random() < 0.18  # some frames bind new rows and miss 16 ms
     levels = b.rng.randint(4, 9)
     _loop_once(b)
     with b.call(A + "os.Handler.handleCallback(Landroid/os/Message;)V", 1):
@@ -270,7 +289,7 @@ def _traversal(b: CallBuilder, levels: int, heavy: bool) -> None:
                                             ):
                                                 _bind(b, inflate=heavy and b.rng.random() < 0.5)
                                             if heavy:
-                                                b.work(b.u(1500, 6000))  # measuring a new row
+                                                _measure_row(b)
         with b.call(A + "view.ViewRootImpl.performDraw()Z", 3):
             with b.call(A + "view.ViewRootImpl.draw(Z)Z", 3):
                 with b.call(
