@@ -184,3 +184,16 @@ def test_chunked_order_like_art_2023() -> None:
         generate(records=10, order="random")
     with pytest.raises(ValueError, match="cannot hold"):
         generate(records=10, clock="wall", version=3)
+
+
+def test_thread_ids() -> None:
+    """ART >= 2023 numbers threads 1..N in first-seen order; ART <= 13 used tids (main = pid)."""
+    encoded = generate(records=3000, threads=6, seed=1)
+    first_seen = list(dict.fromkeys(encoded.threads.id[encoded.events.thread].tolist()))
+    assert first_seen == list(range(1, 7))
+    tid = generate(records=3000, threads=6, seed=1, thread_ids="tid")
+    tid.validate()
+    assert tid.threads.id[0] == tid.header.pid and tid.threads.name[0] == "main"
+    assert bool(np.all(np.diff(tid.threads.id) > 0)) and int(tid.threads.id.max()) < 0x10000
+    with pytest.raises(ValueError, match="thread_ids"):
+        generate(records=10, thread_ids="pthread")

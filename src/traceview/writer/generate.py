@@ -11,7 +11,7 @@ blocking calls; idle time is spread so every thread spans the same trace duratio
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ def generate(
     version: int | None = None,
     order: str = "time",
     chunk_records: int = 1 << 17,
+    thread_ids: str = "encoded",
 ) -> Trace:
     """A realistic trace of about `records` records on `threads` threads (same seed, same trace).
 
@@ -61,6 +62,8 @@ def generate(
     lasts at least that long (past 2^32 µs to exercise the V1 wrap). `order` "time" writes
     records in global time order (Dalvik, ART <= 13: one shared buffer); "chunks" as ART >= 2023
     does, each thread's records in chunks of `chunk_records`, flushed when full or at the stop.
+    `thread_ids` "encoded" numbers ART threads 1, 2, 3... in first-seen order (ART >= 2023);
+    "tid" uses Linux tids, main = pid (ART <= 13). Dalvik threads get small internal ids.
     """
     if style not in ("art", "dalvik"):
         raise ValueError(f"style must be art or dalvik, not {style!r}")
@@ -68,6 +71,8 @@ def generate(
         raise ValueError("need at least one thread and a non-negative record count")
     if order not in ("time", "chunks"):
         raise ValueError(f"order must be time or chunks, not {order!r}")
+    if thread_ids not in ("encoded", "tid"):
+        raise ValueError(f"thread_ids must be encoded or tid, not {thread_ids!r}")
     if version is not None and (version == 3) != (clock == "dual"):
         raise ValueError(f"version {version} cannot hold clock={clock} (v3 is the dual-clock one)")
     rng = np.random.default_rng(seed)
@@ -98,10 +103,16 @@ def generate(
             break
         total = int(total * records / got * 1.15) + 100  # sample a longer run
     limit = records if sampled else None  # the sampler ran longer than needed: stop it
-    chunk = chunk_records if order == "chunks" else None
-    trace = _assemble(
-        lib, plan, per_thread, cpu, wall, rng, clock, style, pid, version, limit, chunk
+    shape = _Shape(
+        clock=clock,
+        style=style,
+        pid=pid,
+        version=version,
+        limit=limit,
+        chunk=chunk_records if order == "chunks" else None,
+        thread_ids=thread_ids,
     )
+    trace = _assemble(lib, plan, per_thread, cpu, wall, rng, shape)
     if sampled:
         trace.header = replace(
             trace.header, sampled=True, sampling_interval_us=float(sampling_interval_us)
@@ -202,6 +213,19 @@ def _times(
     return cpus, walls
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """How the generated records are laid out and labelled (see `generate`'s arguments)."""
+
+    clock: Clock
+    style: str
+    pid: int
+    version: int | None
+    limit: int | None  # keep the first records in time order (sampled runs)
+    chunk: int | None  # per-thread chunks instead of global time order
+    thread_ids: str
+
+
 def _assemble(
     lib: Library,
     plan: list[tuple[ThreadKind, str]],
@@ -209,14 +233,11 @@ def _assemble(
     cpus: list[I64],
     walls: list[I64],
     rng: np.random.Generator,
-    clock: Clock,
-    style: str,
-    pid: int,
-    version: int | None,
-    limit: int | None,
-    chunk: int | None,
+    shape: _Shape,
 ) -> Trace:
     """Interleave the threads by wall time (keeping the first `limit` records), build tables."""
+    clock, style, pid, version = shape.clock, shape.style, shape.pid, shape.version
+    limit, chunk = shape.limit, shape.chunk
     lens = np.array([len(c[0]) for c in per_thread], dtype=np.int64)
     wall = np.concatenate(walls)
     order = np.argsort(wall, kind="stable")[:limit]  # threads are sorted runs: a cheap merge
@@ -250,7 +271,12 @@ def _assemble(
     seen = np.full(len(plan), len(order), dtype=np.int64)
     np.minimum.at(seen, thread, np.arange(len(order), dtype=np.int64))
     rank = np.argsort(np.argsort(seen, kind="stable"), kind="stable")
-    tids = np.where(np.arange(len(plan)) == 0, 1, np.arange(len(plan)) + 4) if dalvik else rank + 1
+    if dalvik:  # Dalvik's internal ids: main is 1, the runtime's own threads take 2-4
+        tids = np.where(np.arange(len(plan)) == 0, 1, np.arange(len(plan)) + 4)
+    elif shape.thread_ids == "tid":  # Linux tids: main's is the pid, later threads count up
+        tids = pid + np.r_[0, np.cumsum(rng.integers(3, 40, len(plan) - 1))]
+    else:
+        tids = rank + 1
     threads = ThreadTable(id=tids.astype(np.int64), name=tuple(name for _, name in plan))
     has_cpu, has_wall = clock in ("dual", "thread-cpu", "global"), clock in ("dual", "wall")
     events = EventTable(
