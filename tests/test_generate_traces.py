@@ -197,3 +197,5 @@ def test_thread_ids() -> None:
     assert bool(np.all(np.diff(tid.threads.id) > 0)) and int(tid.threads.id.max()) < 0x10000
     with pytest.raises(ValueError, match="thread_ids"):
         generate(records=10, thread_ids="pthread")
+    with pytest.raises(ValueError, match="never balanced"):
+        generate(records=10, balanced=True, sampled=True)

@@ -73,6 +73,8 @@ def generate(
         raise ValueError(f"order must be time or chunks, not {order!r}")
     if thread_ids not in ("encoded", "tid"):
         raise ValueError(f"thread_ids must be encoded or tid, not {thread_ids!r}")
+    if balanced and sampled:
+        raise ValueError("a sampled trace is never balanced: its last stacks stay open")
     if version is not None and (version == 3) != (clock == "dual"):
         raise ValueError(f"version {version} cannot hold clock={clock} (v3 is the dual-clock one)")
     rng = np.random.default_rng(seed)
