@@ -59,8 +59,10 @@ def write(
     index << 2 (default: only when they do not fit 32 bits). V1 stores µs, wrapped to 32 bits.
     Returns the files written (none when `out` is an open file).
     """
-    if variant is None:
+    if variant is None:  # as read; a split pair can only go to a path, else regular
         variant = trace.header.variant if trace.header.variant in VARIANTS else "regular"
+        if variant == "split" and not isinstance(out, str | Path):
+            variant = "regular"
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
     if variant in ("v2", "v2-streaming"):
