@@ -96,7 +96,7 @@ def regress(prof: Profile, calls: CallTable) -> str:
         cell("wall", prof.toplevel["wall"] if "wall" in clocks else 0),
         cell("wall", prof.total("wall") if "wall" in clocks else 0),
     ]
-    out.append(row(top, f"{len(prof.threads)}+0", "(toplevel)"))
+    out.append(row(top, f"{int((prof.thread_calls > 0).sum())}+0", "(toplevel)"))
     rows = prof.used()
     cols = [
         (prof.excl.get("cpu"), "cpu"),

@@ -1,0 +1,102 @@
+"""Engine benchmark: `traceview -r` against Debian's dmtracedump on the same balanced v3 dual
+traces, run alternately, with peak RSS and our phase timings.
+
+    python benchmarks/bench_engine.py [--records 1000000 10000000] [--rounds 5] [--threads 24]
+
+Traces come from `traceview.writer.generate(records, threads, seed=0, balanced=True)` written
+as regular v3 dual files (`out/bal-<records>.trace`, cached; balanced so dmtracedump accepts
+them and the numbers agree). Each round runs `traceview -r` (a subprocess, stdout discarded,
+`TRACEVIEW_TIMINGS=1` for its phases) and `dmtracedump` once each. Prints the machine, then per
+size: file size, median wall time of both, the ratio (ours / dmtracedump; target <= 1.0), peak
+RSS of both (ru_maxrss via wait4; target for ours <= 3x the file size) and the median phase
+timings (load, calls, profile, output; wall and CPU seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import OUT, Run, machine, median_seconds, mib, run
+
+PHASE = re.compile(r"(\w+)=([\d.]+)s/([\d.]+)cpu")
+
+
+def trace_path(records: int, threads: int) -> Path:
+    """The cached balanced trace of `records` records (written on first use, in a child
+    process: a forked child's ru_maxrss starts at its parent's RSS, so this process stays
+    small to keep the measured peaks honest)."""
+    path = OUT / f"bal-{records}-{threads}.trace"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        code = (
+            "import sys; from traceview.writer import generate, write; "
+            "write(generate(records=int(sys.argv[1]), threads=int(sys.argv[2]), seed=0, "
+            "balanced=True), sys.argv[3], variant='regular')"
+        )
+        subprocess.run(
+            [sys.executable, "-c", code, str(records), str(threads), str(path)], check=True
+        )
+    return path
+
+
+def phases(runs: list[Run]) -> str:
+    """Median wall/CPU seconds of each phase named in the runs' TRACEVIEW_TIMINGS lines."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    for r in runs:
+        for name, wall, cpu in PHASE.findall(r.stderr):
+            found.setdefault(name, []).append((float(wall), float(cpu)))
+    med = statistics.median
+    return "  ".join(
+        f"{name} {med(w for w, _ in v):.2f}s/{med(c for _, c in v):.2f}cpu"
+        for name, v in found.items()
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Run the comparison; print one block per size."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--records", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--threads", type=int, default=24)
+    args = p.parse_args(argv)
+    dmt = shutil.which("dmtracedump")
+    ours = [sys.executable, "-m", "traceview", "-r"]
+    print(machine())
+    for records in args.records:
+        path = trace_path(records, args.threads)
+        size = path.stat().st_size
+        results: dict[str, list[Run]] = {"traceview -r": [], "dmtracedump": []}
+        for _ in range(args.rounds):
+            results["traceview -r"].append(run([*ours, str(path)], env={"TRACEVIEW_TIMINGS": "1"}))
+            if dmt:
+                results["dmtracedump"].append(run([dmt, str(path)]))
+        for name, runs in results.items():
+            bad = [r for r in runs if r.status != 0]
+            if bad:
+                print(f"{name} failed: {bad[0].stderr.strip()[:300]}")
+                return 1
+        t_ours = median_seconds(results["traceview -r"])
+        rss_ours = max(r.peak_rss for r in results["traceview -r"])
+        print(f"{records:,} records, {args.threads} threads, {mib(size)} ({path.name})")
+        print(
+            f"  traceview -r  {t_ours:6.2f} s  peak {mib(rss_ours)} ({rss_ours / size:.2f}x file)"
+        )
+        if dmt:
+            t_dmt = median_seconds(results["dmtracedump"])
+            rss_dmt = max(r.peak_rss for r in results["dmtracedump"])
+            print(f"  dmtracedump   {t_dmt:6.2f} s  peak {mib(rss_dmt)}")
+            print(f"  ratio ours/dmtracedump {t_ours / t_dmt:.2f} (target <= 1.0)")
+        print(f"  phases (median): {phases(results['traceview -r'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
