@@ -66,6 +66,11 @@ def test_refuses_to_overwrite_input(streaming: Path, capsys: pytest.CaptureFixtu
     key = streaming.with_suffix(".key")
     key.write_bytes(before)
     assert convert.main([str(key), str(streaming.with_suffix("")), "--to", "split"]) == 2
+    # nor the pair named by its base, written as a regular file over its .key
+    write(load(streaming), streaming.with_name("p"), variant="split")
+    pair = streaming.with_name("p")
+    assert convert.main([str(pair), str(pair.with_suffix(".key"))]) == 2
+    assert convert.main([str(pair), str(pair.with_name("q")), "--to", "split"]) == 0
 
 
 @pytest.mark.parametrize("content", [b"junk\n", b"", b"*version\n3\n"])

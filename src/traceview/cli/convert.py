@@ -63,7 +63,9 @@ def main(argv: list[str]) -> int:
     """Convert; 0 on success, 2 (one line on stderr) for a bad input or a refused output."""
     args = parser().parse_args(argv)
     src, out = Path(args.input), Path(args.output)
-    if any(_same_file(src, t) or src.resolve() == t.resolve() for t in _targets(out, args.to)):
+    inputs = [src, *split_paths(src)]  # `IN` may name a .key/.data pair by its base
+    targets = _targets(out, args.to)
+    if any(_same_file(i, t) or i.resolve() == t.resolve() for i in inputs for t in targets):
         print(f"traceview convert: refusing to overwrite the input {src}", file=sys.stderr)
         return 2
     try:
