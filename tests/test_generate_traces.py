@@ -16,7 +16,6 @@ from traceview.model import Trace
 from traceview.writer import demo_path, generate, write
 from traceview.writer.generate import make_demo
 
-
 DEMO_NUMPY = "2.4"  # the numpy the committed demo trace was generated with
 
 
