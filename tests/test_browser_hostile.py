@@ -25,7 +25,8 @@ from traceview.readers import load
 
 pytestmark = pytest.mark.browser
 
-EVIL_CLASS = "com.evil.Cls</script><script>window['__pwned']=1</script>"
+EVIL_CLASS = "com.evil.Cls<script>window['__pwned']=0<script>"  # '/' would become '.'
+SCRIPT_METHOD = "</script><script>window['__pwned']=1</script>"
 EVIL_METHOD = "<img src=x onerror=\"window['__pwned']=2\">"
 AMP_METHOD = "a&amp;b&lt;c&gt;'q'"
 EVIL_THREAD = "<script>window['__pwned']=3</script>"
@@ -35,7 +36,7 @@ QUOTE_THREAD = "\"quoted\" & <b>bold</b> 'single'"
 def hostile_trace(path: Path) -> Path:
     from traceview.writer import write
 
-    run = f"{EVIL_CLASS}.run"
+    run = f"{EVIL_CLASS}.{SCRIPT_METHOD}"
     img = f"com.evil.Img.{EVIL_METHOD}"
     amp = f"com.evil.Amp.{AMP_METHOD}"
     trace = make_trace(

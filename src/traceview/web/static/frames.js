@@ -65,7 +65,9 @@ export class FrameBudget {
       ? n + " call" + (n === 1 ? "" : "s") + " over " + fmtDuration(d.budget_us) + " on " + t.label + (d.truncated ? " (list cut)" : "")
       : "No main thread found in this trace.";
     const idx = [...Array(n).keys()];
-    if (!this.byTime) idx.sort((a, b) => c.wall_us[b] - c.wall_us[a] || a - b);
+    // a clock the trace lacks is a null column: the length is the one present
+    const len = c.wall_us || c.cpu_us || c.end_us.map((e, i) => e - c.start_us[i]);
+    if (!this.byTime) idx.sort((a, b) => len[b] - len[a] || a - b);
     const base = state.trace.time.start_us;
     const head = el("div", { class: "fr-row head" }, el("div", { class: "num" }, "Start"), el("div", { class: "num" }, "Wall ms"), el("div", { class: "num" }, "CPU ms"), el("div", { class: "num" }, "Over budget"), el("div", null, "Method"));
     const rows = idx.map((i) =>
@@ -80,9 +82,9 @@ export class FrameBudget {
           },
         },
         el("div", { class: "num" }, fmtDuration(c.start_us[i] - base)),
-        el("div", { class: "num" }, fmtMs(c.wall_us[i])),
-        el("div", { class: "num" }, fmtMs(c.cpu_us[i])),
-        el("div", { class: "num over" }, "+" + fmtDuration(c.wall_us[i] - d.budget_us)),
+        el("div", { class: "num" }, c.wall_us ? fmtMs(c.wall_us[i]) : "–"),
+        el("div", { class: "num" }, c.cpu_us ? fmtMs(c.cpu_us[i]) : "–"),
+        el("div", { class: "num over" }, "+" + fmtDuration(len[i] - d.budget_us)),
         el("div", { class: "pt-name" }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), label(c.method[i])),
       ),
     );

@@ -79,8 +79,7 @@ export class ProfileTable {
         this.data = data;
         this.rank = new Map(data.methods.method.map((m, i) => [m, i]));
         for (const m of this.expanded.keys()) this.fetchRelations(m);
-        this.banner.hidden = !data.estimates;
-        this.banner.textContent = data.estimates ? "Sampled trace: times and counts are estimates." : "";
+        // a sampled trace's "estimates" banner is shown once, at the top of the page
         this.rebuild();
       },
       (err) => {
@@ -165,7 +164,7 @@ export class ProfileTable {
       if (this.data.truncated) items.push({ type: "note", text: "(list cut by the server: methods with the least time are not shown)" });
     }
     this.items = items;
-    this.inner.style.height = items.length * ROW_H + "px";
+    this.inner.style.height = Math.max(items.length * ROW_H, 48) + "px";
     this.render();
   }
 

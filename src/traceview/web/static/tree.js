@@ -115,7 +115,7 @@ export class CallTree {
       walk(this.roots);
     }
     this.rows = rows;
-    this.inner.style.height = rows.length * ROW_H + "px";
+    this.inner.style.height = Math.max(rows.length * ROW_H, 48) + "px";
     this.render();
   }
 
@@ -160,6 +160,7 @@ export class CallTree {
         ),
       );
     }
+    if (!this.rows.length && this.data) out.push(el("div", { class: "pt-empty" }, "No calls in this selection."));
     setChildren(this.inner, out);
   }
 
