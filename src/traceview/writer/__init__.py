@@ -56,7 +56,8 @@ def write(
     Dalvik (`0x%08x` ids, slash class names, line numbers, vm=dalvik) or ART (`%#x`, dotted,
     5 fields) key lines; `record_size` pads v3 records; `data_offset` is 32 (VMs) or 16
     (createtesttrace); `overflow` sets data-file-overflow; `renumber` rewrites method ids as
-    index << 2 (default: only when they do not fit 32 bits). V1 stores µs, wrapped to 32 bits.
+    index << 2 (default: only when they do not fit 32 bits); `generation` is the V2 entry-block
+    layout (alpha, beta, gamma). V1 stores µs (floored), wrapped to 32 bits.
     Returns the files written (none when `out` is an open file).
     """
     if variant is None:  # as read; a split pair can only go to a path, else regular
