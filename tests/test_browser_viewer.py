@@ -270,3 +270,72 @@ def test_open_another_trace(browser: Any, demo: Path, tmp_path: Path) -> None:  
         pg.close()
     # the failed open answers 400, which Chromium logs as a console error: expected here
     assert all("400" in e for e in errors), errors
+
+
+def test_mycode_sort_frames_and_axis_zoom(page: Any, viewer: Viewer) -> None:
+    info = fetch_json(viewer, "/api/trace")
+    # my-code prefixes go to the server (and are remembered)
+    with page.expect_response(re.compile(r"/api/profile\?.*mycode=com\.android")):
+        page.fill("#mycode", "com.android, java.lang")
+        page.press("#mycode", "Enter")
+        page.locator("#find").focus()
+    assert page.evaluate("localStorage.getItem('traceview.mycode')") == "com.android, java.lang"
+    page.fill("#mycode", "")
+    page.press("#mycode", "Enter")
+    page.locator("#find").focus()
+    # thread rows sorted by name
+    page.select_option("#tl-sort", "name")
+    names = page.locator("#timeline .tl-label .tl-name").all_text_contents()
+    assert [n.casefold() for n in names] == sorted(n.casefold() for n in names)
+    assert len(names) == len(info["threads"])
+    # drag on the axis zooms to the dragged range
+    axis = page.locator("#timeline .tl-axis").bounding_box()
+    whole = page.evaluate("window.traceview.views.timeline.view.slice()")
+    page.mouse.move(axis["x"] + 100, axis["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(axis["x"] + 300, axis["y"] + 10, steps=4)
+    page.mouse.up()
+    zoomed = page.evaluate("window.traceview.views.timeline.view.slice()")
+    assert zoomed[1] - zoomed[0] < (whole[1] - whole[0]) / 2
+    # a frame-budget row zooms the timeline to that call and selects its method
+    page.click(".tabs button[data-tab=frames]")
+    page.wait_for_selector("#tab-frames .fr-row.head")
+    rows = page.locator("#tab-frames .fr-row:not(.head)")
+    if rows.count():
+        rows.first.click()
+        view = page.evaluate("window.traceview.views.timeline.view.slice()")
+        first = fetch_json(viewer, "/api/frames?budget_ms=16")["calls"]
+        assert view[0] <= first["start_us"][0] and first["end_us"][0] <= view[1]
+        assert page.locator("#selection").text_content()
+    # the flame graph of one thread asks for that thread only
+    page.click(".tabs button[data-tab=flame]")
+    main = next(t for t in info["threads"] if t["main"]) if info["threads"] else None
+    if main is not None:
+        with page.expect_request(re.compile(rf"/api/flame\?.*threads={main['row']}(&|$)")):
+            page.select_option("#tab-flame .thread-pick", str(main["row"]))
+    shot(page, "viewer-flame-thread")
+
+
+def test_sort_by_any_column(page: Any, viewer: Viewer) -> None:
+    prof = fetch_json(
+        viewer, "/api/profile?clock=" + fetch_json(viewer, "/api/trace")["default_clock"]
+    )
+    cols = prof["methods"]
+    key = "excl_wall_us" if cols["excl_wall_us"] is not None else "excl_cpu_us"
+    header = "excl_wall" if key == "excl_wall_us" else "excl_cpu"
+    page.click(f'#tab-profile .pt-hcell[data-col="{header}"]')
+    page.wait_for_timeout(100)
+    top = max(cols[key])
+    col = page.locator("#tab-profile .pt-hcell").all_text_contents()
+    at = next(
+        i
+        for i, t in enumerate(col)
+        if t.startswith(("Excl Real ms", "Excl CPU ms")[key == "excl_cpu_us"])
+    )
+    assert float(table_cells(page, 0)[at]) == pytest.approx(top / 1000, abs=1e-3)
+    page.click(f'#tab-profile .pt-hcell[data-col="{header}"]')  # again: reversed
+    page.wait_for_timeout(100)
+    assert float(table_cells(page, 0)[at]) == pytest.approx(min(cols[key]) / 1000, abs=1e-3)
+    page.click('#tab-profile .pt-hcell[data-col="name"]')
+    names = table_names(page)
+    assert names == sorted(names, key=str.lower)
