@@ -85,62 +85,68 @@ def pair_thread(
     s = max(0, -int(level.min()))
     level += s
     level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
-    top = int(level.max())
-    starts = np.zeros(top + 2, dtype=np.int64)  # level groups in sorted order
-    np.cumsum(np.bincount(level, minlength=top + 1), out=starts[1:])
-    key = level.astype(np.uint16) if top <= 0xFFFF else level
-    perm = np.argsort(key, kind="stable")
-    del key
-    en_s = is_enter[perm]
-    js = np.flatnonzero(en_s)  # enters in (level, position) order
-    nxt = js + 1
-    nxt_ok = nxt < m
-    nxt[~nxt_ok] = 0
-    boundary = np.zeros(m + 1, dtype=bool)
-    boundary[starts] = True
-    matched = nxt_ok & ~en_s[nxt] & ~boundary[nxt]
-    del en_s, boundary
-    sorted_rows = ce[perm[js]]  # rows of those enters: s + rank in position order
-    sorted_rows += s - 1
-    n_enter = len(js)
-    n = s + n_enter
-    exit_pos = np.full(n, -1, dtype=np.int64)
-    exit_pos[sorted_rows[matched]] = perm[nxt[matched]]
-    del nxt
-    # synthesised calls: the first record of each level below s (always an exit)
+    ep = np.flatnonzero(is_enter)  # enter records = rows s.. in order
+    xq = np.flatnonzero(~is_enter)  # exit records
+    n = s + len(ep)
+    lv_e = level[ep]
+    lv_x = level[xq]
+    del level
+    top = max(int(lv_e.max()) if len(ep) else 0, int(lv_x.max()) if len(xq) else 0)
+    small = top <= 0xFFFF
+    perm_e = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable")
+    perm_x = np.argsort(lv_x.astype(np.uint16) if small else lv_x, kind="stable")
+    start_e = np.zeros(top + 2, dtype=np.int64)
+    np.cumsum(np.bincount(lv_e, minlength=top + 1), out=start_e[1:])
+    start_x = np.zeros(top + 2, dtype=np.int64)
+    np.cumsum(np.bincount(lv_x, minlength=top + 1), out=start_x[1:])
+    del lv_x
+    # level by level, enters and exits alternate: the k-th enter of a level closes with the
+    # k-th exit of that level, or the (k+1)-th below s (whose first exit is synthesised)
+    lvl = np.repeat(np.arange(top + 1, dtype=np.int32), np.diff(start_e))
+    idx = np.arange(len(ep), dtype=np.int64)
+    idx -= start_e[lvl]
+    idx += start_x[lvl]
     if s:
-        exit_pos[:s] = perm[starts[:s]]
-    ep = np.flatnonzero(is_enter)  # enter records in row order
+        idx[lvl < s] += 1
+    ok = idx < start_x[1:][lvl]
+    idx[~ok] = 0
+    exit_pos = np.full(n, -1, dtype=np.int64)  # exit record of each row, -1 = open
+    sorted_rows = perm_e + s  # rows of the enters in (level, row) order
+    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1)
+    del idx, ok
+    if s:
+        exit_pos[:s] = xq[perm_x[start_x[:s]]]
+    del perm_x, xq
     method = np.empty(n, dtype=np.int32)
     method[s:] = meth[ep]
-    xp = exit_pos[s:]
-    closed = xp >= 0
-    if enter_mask is None and bool(np.any(method[s:][closed] != meth[xp[closed]])):
+    closed = exit_pos >= 0
+    safe = np.where(closed, exit_pos, 0)
+    if s:
+        method[:s] = meth[safe[:s]]
+    if enter_mask is None and bool(np.any((method != meth[safe]) & closed)):
         return Paired(None, None, None, None, None, None, None, mismatched=True)
     depth = np.empty(n, dtype=np.int32)
     depth[:s] = np.arange(s, dtype=np.int32)
-    depth[s:] = level[ep]
-    del level
+    depth[s:] = lv_e
+    del lv_e
     enter_event = np.empty(n, dtype=rows.dtype)
     enter_event[:s] = first_row
     enter_event[s:] = rows[ep]
     del ep
-    if s:
-        method[:s] = meth[exit_pos[:s]]
-    closed = exit_pos >= 0
-    safe = np.where(closed, exit_pos, 0)
-    exit_event = np.where(closed, rows[safe], last_row).astype(rows.dtype)
-    subtree_end = np.where(closed, ce[safe] + s, n).astype(np.int32 if n < 2**31 - 1 else np.int64)
+    exit_event = rows[safe]
+    exit_event[~closed] = last_row
+    subtree_end = ce[safe]
+    subtree_end += s
+    subtree_end[~closed] = n
     del ce
-    flags = np.where(act[safe] == UNROLL_ACTION, UNROLL, 0).astype(np.uint8)
+    flags = (act[safe] == UNROLL_ACTION).view(np.uint8) * np.uint8(UNROLL)
     if forced is not None:
         flags[forced[safe] & closed] = FORCED_EXIT
     flags[~closed] = OPEN
     flags[:s] |= SYNTH_ENTRY
     del safe, exit_pos
     flags[_recursive(method, subtree_end)] |= _RECURSIVE
-    parent = _parents(sorted_rows, np.searchsorted(js, starts), s, n)
-    n_forced = int(np.count_nonzero(flags & FORCED_EXIT))
+    parent = _parents(sorted_rows, lvl, depth, s, n)
     return Paired(
         method=method,
         depth=depth,
@@ -152,8 +158,36 @@ def pair_thread(
         synth=s,
         open=int(np.count_nonzero(~closed)),
         unroll=int(np.count_nonzero(flags & UNROLL)),
-        forced=n_forced,
+        forced=int(np.count_nonzero(flags & FORCED_EXIT)),
     )
+
+
+def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
+    """Parent row of every call, from the recorded enters in (level, row) order.
+
+    A row whose previous row is one level up is its first child (parent = previous row);
+    any other row has the parent of the previous call of its level. That forward fill is one
+    running max, levels kept apart by adding `level * (n + 1)`; the synthesised call of level
+    d < s (row d, parent d - 1) seeds its level.
+    """
+    parent = np.full(n, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+    if s > 1:
+        parent[1:s] = np.arange(s - 1)
+    if not len(sorted_rows):
+        return parent
+    prev = sorted_rows - 1
+    first_child = depth[prev] == lvl - 1
+    seed = np.zeros(int(lvl[-1]) + 1 if len(lvl) else 1, dtype=np.int64)
+    seed[1 : min(s, len(seed))] = np.arange(1, min(s, len(seed)))
+    block = lvl.astype(np.int64)
+    block *= n + 1
+    val = np.where(first_child, sorted_rows, seed[lvl])
+    val += block
+    np.maximum.accumulate(val, out=val)
+    val -= block
+    val -= 1
+    parent[sorted_rows] = val
+    return parent
 
 
 def _recursive(method: Arr, subtree_end: Arr) -> Arr:
@@ -180,24 +214,6 @@ def _recursive(method: Arr, subtree_end: Arr) -> Arr:
     inside = np.zeros(n, dtype=bool)
     inside[order[1:]] = reach[:-1] > group[1:]
     return inside
-
-
-def _parents(sorted_rows: Arr, bounds: Arr, s: int, n: int) -> Arr:
-    """Parent row of every call: the last call one level up that starts before it.
-
-    `sorted_rows[bounds[d]:bounds[d+1]]` are the rows (increasing) of the recorded enters at
-    level d; the synthesised call of level d < s is row d, before all of them.
-    """
-    parent = np.full(n, -1, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    prev = None
-    for d in range(len(bounds) - 1):
-        cur = sorted_rows[bounds[d] : bounds[d + 1]]
-        if d < s:
-            cur = np.concatenate((np.array([d], dtype=cur.dtype), cur))
-        if prev is not None and len(cur) and len(prev):
-            parent[cur] = prev[np.searchsorted(prev, cur) - 1]
-        prev = cur
-    return parent
 
 
 def repair_sequence(act: Arr, meth: Arr) -> Repaired:

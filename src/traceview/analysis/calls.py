@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
+from traceview.analysis._workers import parallel_map
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -199,46 +200,52 @@ class CallTable:
         check_calls(self)
 
 
-def build_calls(trace: Trace) -> CallTable:
-    """Reconstruct every call of `trace` (see the module docstring for the policies)."""
+def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
+    """Reconstruct every call of `trace` (see the module docstring for the policies).
+
+    Threads are paired independently, on up to `workers` OS threads (default: the CPU
+    count, at most 4; numpy releases the GIL in the heavy steps); the result does not depend
+    on it.
+    """
     ev = trace.events
     n_threads = len(trace.threads)
-    n = len(ev)
-    idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
-    pieces: list[Paired] = []
-    stats = {"synth": 0, "open": 0, "unroll": 0, "forced": 0, "dropped": 0}
-    for t, rows in _thread_rows(ev.thread, n_threads, idx_dtype):
+    idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
+
+    def one(rows: IntArray) -> tuple[Paired, int]:
         if not len(rows):
-            pieces.append(Paired.empty())
-            continue
+            return Paired.empty(), 0
         act = ev.action[rows]
         meth = ev.method[rows]
         paired = pair_thread(rows, act, meth)
-        if paired.mismatched:
-            seq = repair_sequence(act, meth)
-            stats["dropped"] += seq.dropped
-            paired = pair_thread(
-                rows[seq.positions],
-                act[seq.positions],
-                meth[seq.positions],
-                enter_mask=seq.is_enter,
-                forced=seq.forced,
-                first=int(rows[0]),
-                last=int(rows[-1]),
-            )
-        for key in ("synth", "open", "unroll", "forced"):
-            stats[key] += getattr(paired, key)
-        pieces.append(paired)
-        del rows, act, meth, t
+        if not paired.mismatched:
+            return paired, 0
+        seq = repair_sequence(act, meth)
+        paired = pair_thread(
+            rows[seq.positions],
+            act[seq.positions],
+            meth[seq.positions],
+            enter_mask=seq.is_enter,
+            forced=seq.forced,
+            first=int(rows[0]),
+            last=int(rows[-1]),
+        )
+        return paired, seq.dropped
+
+    threads = _thread_rows(ev.thread, n_threads, idx_dtype)
+    results = parallel_map(one, threads, workers)
+    pieces = [p for p, _ in results]
+    stats = {
+        key: sum(getattr(p, key) for p in pieces) for key in ("synth", "open", "unroll", "forced")
+    }
+    stats["dropped"] = sum(d for _, d in results)
+    del results
     table = _assemble(trace, pieces, idx_dtype)
     table.diagnostics.extend(_diagnostics(stats))
     return table
 
 
-def _thread_rows(
-    thread: npt.NDArray[Any], n_threads: int, dtype: type
-) -> Iterator[tuple[int, IntArray]]:
-    """(thread row, its event rows in order) for every thread row.
+def _thread_rows(thread: npt.NDArray[Any], n_threads: int, dtype: type) -> Iterator[IntArray]:
+    """The event rows (in order) of every thread row, in thread-row order.
 
     Few threads: one comparison pass per thread (no global index array held). Many: one
     stable sort by thread, sliced.
@@ -247,16 +254,16 @@ def _thread_rows(
     if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
         bounds = np.searchsorted(thread, np.arange(n_threads + 1))
         for t in range(n_threads):
-            yield t, np.arange(bounds[t], bounds[t + 1], dtype=dtype)
+            yield np.arange(bounds[t], bounds[t + 1], dtype=dtype)
         return
     if n_threads <= 64:
         for t in range(n_threads):
-            yield t, np.flatnonzero(thread == t).astype(dtype, copy=False)
+            yield np.flatnonzero(thread == t).astype(dtype, copy=False)
         return
     order: IntArray = np.argsort(thread, kind="stable").astype(dtype)
     bounds = np.concatenate(([0], np.cumsum(np.bincount(thread, minlength=n_threads))))
     for t in range(n_threads):
-        yield t, order[bounds[t] : bounds[t + 1]]
+        yield order[bounds[t] : bounds[t + 1]]
 
 
 def _assemble(trace: Trace, pieces: list[Paired], idx_dtype: type) -> CallTable:

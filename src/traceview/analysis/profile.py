@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis._workers import parallel_map
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.clip import clipped_times
 from traceview.model import Diagnostic, Trace
@@ -152,7 +153,8 @@ def thread_profiles(
     for c in clocks:
         if c not in calls.clocks:
             raise KeyError(f"this trace has no {c} clock")
-    return [_thread_profile(calls, int(t), clocks, time_range) for t in rows]
+    _compact_methods(calls)  # computed once, before the workers share it
+    return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range), rows)
 
 
 def merge(parts: Sequence[Profile], calls: CallTable) -> Profile:
