@@ -97,6 +97,7 @@ def generate(
             for i, ((k, _), n) in enumerate(zip(plan, budgets, strict=True))
         ]
         cpu, wall = _times(per_thread, run, duration_us)
+        per_thread = [(c[0], c[1], c[2][:0], c[3][:0], c[4][:0]) for c in per_thread]  # free deltas
         if not sampled:
             break
         per_thread, cpu, wall = sample(per_thread, cpu, wall, sampling_interval_us, run)
@@ -281,15 +282,15 @@ def _assemble(
         tids = rank + 1
     threads = ThreadTable(id=tids.astype(np.int64), name=tuple(name for _, name in plan))
     has_cpu, has_wall = clock in ("dual", "thread-cpu", "global"), clock in ("dual", "wall")
+    elapsed = int(wall.max() - wall.min()) if len(wall) else 0  # µs, before the ns scaling
     events = EventTable(
         thread=thread.astype(thread_index_dtype(len(plan))),
         method=method.astype(np.int32),
         action=action,
-        cpu=cpu * 1000 if has_cpu else None,
-        wall=wall * 1000 if has_wall else None,
+        cpu=np.multiply(cpu, 1000, out=cpu) if has_cpu else None,  # µs -> ns in place
+        wall=np.multiply(wall, 1000, out=wall) if has_wall else None,
     )
     version = version or (3 if clock == "dual" else 2)
-    elapsed = int(wall.max() - wall.min()) if len(wall) else 0
     options = {
         "data-file-overflow": "false",
         "clock": clock,
