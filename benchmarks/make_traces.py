@@ -16,6 +16,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -27,13 +28,21 @@ from traceview.writer.generate import make_demo
 DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace"
 
 
-def trace_path(records: int, variant: str = "regular", *, threads: int = 24, seed: int = 0) -> Path:
-    """The cached generated trace of `records` records as `variant`; written if missing."""
-    path = OUT / f"gen-{records}-{variant}.trace"
+def trace_path(
+    records: int, variant: str = "regular", *, threads: int = 24, seed: int = 0, **options: Any
+) -> Path:
+    """The cached generated trace of `records` records as `variant`; written if missing.
+
+    `options` go to `generate` (e.g. sampled=True, style="dalvik", order="chunks") and into
+    the file name, so each shape is cached separately.
+    """
+    extra = "".join(f"-{k}={v}" for k, v in sorted(options.items()))
+    path = OUT / f"gen-{records}-t{threads}-s{seed}{extra}-{variant}.trace"
     first = split_paths(path)[0] if variant == "split" else path
     if not first.exists():
         OUT.mkdir(parents=True, exist_ok=True)
-        write(generate(records=records, threads=threads, seed=seed), path, variant=variant)  # type: ignore[arg-type]
+        trace = generate(records=records, threads=threads, seed=seed, **options)
+        write(trace, path, variant=variant)  # type: ignore[arg-type]
     return path
 
 
