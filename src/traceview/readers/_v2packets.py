@@ -91,18 +91,24 @@ def walk(
     check: npt.NDArray[np.uint8] | None = None,
     into: Walk | None = None,
     info_width: int = 8,
+    max_packets: int | None = None,
 ) -> Walk:
     """Walk packets from `start`; with `layout=None` stop before the first entry block.
 
     With `check` (the file as a uint8 array) every block is also checked for the LEB count
     its header promises (`probe` uses this); failing blocks are counted in `implausible`.
     `info_width` is the method-info id width while no layout is known (8, or 4: early alpha).
+    `max_blocks` / `max_packets` end the walk early (cleanly) after that many.
     """
     out = into if into is not None else Walk()
     n = len(data)
     pos = start
     seen_blocks = 0
+    budget = max_packets if max_packets is not None else n + 1
     while pos < n:
+        budget -= 1
+        if budget < 0:
+            return _stop(out, pos, None)
         kind = data[pos]
         if kind in (THREAD_INFO, METHOD_INFO):
             width = 4 if kind == THREAD_INFO else (layout.info_id_width if layout else info_width)
@@ -143,9 +149,9 @@ def walk(
             (length,) = struct.unpack_from("<H", data, pos + 1)
             end = min(pos + 3 + length, n)
             text = data[pos + 3 : end]
-            if b"*end" not in text:
+            if b"*end" not in text and text.startswith(b"*version"):
                 # A summary longer than 64 KiB wraps its u2 length; ART stops it at `*end`.
-                found = data.find(b"*end\n", pos + 3)
+                found = data.find(b"*end\n", pos + 3, pos + 3 + (1 << 20))
                 if found >= 0:
                     end = found + 5
                     text = data[pos + 3 : end]
@@ -248,16 +254,18 @@ def probe(
 ) -> list[Layout]:
     """The best layouts for the blocks from `first_block` (64 blocks at most), best first.
 
-    Ranked by how far the block sizes chain, then whether most blocks hold the LEB count
-    their header promises, then the header's clock count, then that share of blocks, then
-    gamma when the header carries a TSC frequency (`gamma_hint`), else beta, alpha (u8 ids),
-    alpha (u4 ids). Only layouts with `info_width` method-info ids are tried when the prefix
+    Ranked by how far the block sizes chain (all the way, or to the end of the sample, counts
+    as the whole file), then whether most blocks hold the LEB count their header promises,
+    then the header's clock count, then that share of blocks, then gamma when the header
+    carries a TSC frequency (`gamma_hint`), else beta, alpha (u8 ids), alpha (u4 ids). Only layouts with `info_width` method-info ids are tried when the prefix
     proved one. Returns every layout tied with the best on all but the last criterion.
     """
 
     def rank(layout: Layout) -> tuple[int, int, int, float, int]:
-        scan = walk(data, layout, start=first_block, max_blocks=64, check=arr)
-        reach = scan.stop if scan.stop_reason is None else _clean_reach(scan, first_block)
+        scan = walk(data, layout, start=first_block, max_blocks=64, check=arr, max_packets=20000)
+        # A walk that ends cleanly (at EOF or at a sample limit) chained through everything
+        # it looked at; only a walk stopped by damage is ranked by where it stopped.
+        reach = len(data) if scan.stop_reason is None else scan.stop
         total = len(scan.blocks)
         quality = (total - scan.implausible) / total if total else 0.0
         order = {"gamma": 0 if gamma_hint else 3, "beta": 1, "alpha": 2}[layout.generation]
@@ -269,8 +277,3 @@ def probe(
     ordered = sorted(layouts, key=lambda lay: ranks[lay], reverse=True)
     best = ranks[ordered[0]][:4]
     return [lay for lay in ordered if ranks[lay][:4] == best]
-
-
-def _clean_reach(scan: Walk, first_block: int) -> int:
-    """How far a walk got with whole, checked packets (a stop counts as the stop offset)."""
-    return scan.stop if scan.stop > first_block else first_block

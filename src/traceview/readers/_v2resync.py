@@ -68,7 +68,7 @@ def _confirmed(data: bytes, arr: npt.NDArray[np.uint8], layout: Layout, q: int) 
     """Whole, plausible packets from `q`: info texts that look like names, every block with
     the LEBs it promises, and a block or summary among at least two packets (or four infos,
     or one block/summary ending exactly at EOF)."""
-    scan = walk(data, layout, start=q, max_blocks=8, check=arr)
+    scan = walk(data, layout, start=q, max_blocks=8, check=arr, max_packets=20000)
     if scan.implausible or scan.stop_reason == "garbage":
         return False
     if not all(method_text_ok(t) for _, _, t in scan.methods):

@@ -108,7 +108,7 @@ def _by_method_ids(
     scores: dict[Layout, float] = {}
     before = np.array([m[1] for m in found.methods], dtype=np.uint64)
     for lay in layouts:
-        sample = walk(buf, lay, start=found.stop, max_blocks=8)
+        sample = walk(buf, lay, start=found.stop, max_blocks=8, max_packets=20000)
         more = np.array([m[1] for m in sample.methods], dtype=np.uint64)
         declared = np.concatenate([before, more]) << np.uint64(2 if lay.id_width == 4 else 0)
         cut = [
