@@ -1,0 +1,239 @@
+"""An independent, slow reference for the engine's statistics: one Python stack per thread,
+walked record by record, written from format.md (d.1, d.4) and the engine's documented
+policies (calls.py docstring), not from the engine's code.
+
+traceview's `Call` model: every enter creates a call whose caller is the current top;
+`recursive` = the same method is already on the stack; each record's CPU delta is charged to
+the call on top before the record is applied (`addCpuTime`); real exclusive = inclusive − Σ
+children's inclusive. Policies: an exit on an empty stack is a call entered at the thread's
+first record that adopts every root finished so far; an exit naming a method deeper in the
+stack closes the frames above it (forced) and then that method; an exit naming a method not on
+a non-empty stack is dropped; unroll is an exit; calls still open end at the last record.
+Used by tests/test_oracle_*.py.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from traceview.model import Trace
+
+RECURSIVE, SYNTH_ENTRY, OPEN, UNROLL, FORCED_EXIT = 1, 2, 4, 8, 16
+ENTER, UNROLL_ACTION = 0, 2
+
+
+@dataclass(eq=False)
+class Call:
+    """One call of one thread; `enter`/`exit` are positions in the thread's record list."""
+
+    thread: int
+    method: int
+    enter: int
+    exit: int = -1
+    flags: int = 0
+    caller: Call | None = None
+    children: list[Call] = field(default_factory=list)
+    depth: int = 0
+    row: int = -1
+    enter_event: int = -1
+    exit_event: int = -1
+    incl: dict[str, int] = field(default_factory=dict)
+    excl: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def parent_row(self) -> int:
+        return -1 if self.caller is None else self.caller.row
+
+
+@dataclass
+class Oracle:
+    """Every call in table order, plus per thread row its total, its (toplevel) time and the
+    repair counts (keys as the engine's diagnostic codes)."""
+
+    clocks: tuple[str, ...]
+    calls: list[Call]
+    thread_rows: list[tuple[int, int]]
+    thread_total: dict[str, list[int]]
+    toplevel: dict[str, list[int]]
+    repairs: dict[str, int]
+
+
+def walk_thread(t: int, actions: list[int], methods: list[int]) -> tuple[list[Call], int]:
+    """The call forest of one thread (roots in order) and the number of dropped exits."""
+    roots: list[Call] = []
+    stack: list[Call] = []
+    dropped = 0
+    for pos, (action, m) in enumerate(zip(actions, methods, strict=True)):
+        if action == ENTER:
+            call = Call(t, m, pos, caller=stack[-1] if stack else None)
+            (stack[-1].children if stack else roots).append(call)
+            stack.append(call)
+            continue
+        how = UNROLL if action == UNROLL_ACTION else 0
+        if not stack:  # tracing began inside m: it encloses everything so far
+            call = Call(t, m, 0, pos, SYNTH_ENTRY | how, children=roots)
+            for child in roots:
+                child.caller = call
+            roots = [call]
+        elif any(frame.method == m for frame in stack):
+            while stack[-1].method != m:
+                frame = stack.pop()
+                frame.exit, frame.flags = pos, frame.flags | FORCED_EXIT
+            frame = stack.pop()
+            frame.exit, frame.flags = pos, frame.flags | how
+        else:
+            dropped += 1
+    for frame in stack:
+        frame.exit, frame.flags = len(actions) - 1, frame.flags | OPEN
+    return roots, dropped
+
+
+def preorder(roots: Iterable[Call], depth: int = 0) -> Iterable[Call]:
+    """Calls depth first, each before its children; sets `depth` on the way."""
+    for call in roots:
+        call.depth = depth
+        yield call
+        yield from preorder(call.children, depth + 1)
+
+
+def oracle(trace: Trace) -> Oracle:
+    """Walk every thread of `trace` and time every call on every clock present."""
+    ev = trace.events
+    clocks = trace.clocks
+    out = Oracle(clocks, [], [], {c: [] for c in clocks}, {c: [] for c in clocks}, {})
+    repairs: dict[str, int] = defaultdict(int)
+    for t in range(len(trace.threads)):
+        recs = [i for i in range(len(ev)) if int(ev.thread[i]) == t]
+        actions = [int(ev.action[i]) for i in recs]
+        roots, dropped = walk_thread(t, actions, [int(ev.method[i]) for i in recs])
+        calls = list(preorder(roots))
+        first_row = len(out.calls)
+        for call in calls:
+            call.row = len(out.calls)
+            out.calls.append(call)
+            call.enter_event, call.exit_event = recs[call.enter], recs[call.exit]
+            ancestor = call.caller
+            while ancestor is not None:
+                if ancestor.method == call.method:
+                    call.flags |= RECURSIVE
+                ancestor = ancestor.caller
+        out.thread_rows.append((first_row, len(out.calls)))
+        for clock in clocks:
+            col = ev.time(clock)
+            times = [int(col[i]) for i in recs]
+            top = _charge_deltas(calls, times, clock)
+            out.toplevel[clock].append(top)
+            out.thread_total[clock].append(times[-1] - times[0] if times else 0)
+        repairs["stray-exit-dropped"] += dropped
+        for flag, code in (
+            (SYNTH_ENTRY, "exit-without-enter"),
+            (OPEN, "open-at-end"),
+            (UNROLL, "unroll-exit"),
+            (FORCED_EXIT, "forced-exit"),
+        ):
+            repairs[code] += sum(1 for c in calls if c.flags & flag)
+    out.repairs = {k: v for k, v in repairs.items() if v}
+    return out
+
+
+def _charge_deltas(calls: list[Call], times: list[int], clock: str) -> int:
+    """Charge each record's delta to the deepest call on the stack before that record
+    (d.1); return what went to (toplevel). Inclusive on "cpu" is the deltas charged while on
+    the stack (TV `addCpuTime`); on "wall" end − start and exclusive = incl − Σ children."""
+    starting: dict[int, list[Call]] = defaultdict(list)
+    for call in calls:
+        call.incl[clock] = call.excl[clock] = 0
+        starting[call.enter].append(call)
+    toplevel = 0
+    stack: list[Call] = []  # the calls entered before record k and not exited before it
+    for k in range(1, len(times)):
+        stack = [c for c in stack + starting[k - 1] if c.exit >= k]
+        delta = times[k] - times[k - 1]
+        if not stack:
+            toplevel += delta
+            continue
+        depths = sorted(c.depth for c in stack)
+        assert depths == list(range(len(stack))), "the open calls form one chain"
+        max(stack, key=lambda c: c.depth).excl[clock] += delta
+        for call in stack:
+            call.incl[clock] += delta
+    if clock == "wall":
+        for call in calls:
+            call.incl[clock] = times[call.exit] - times[call.enter]
+            kids = sum(times[c.exit] - times[c.enter] for c in call.children)
+            call.excl[clock] = max(call.incl[clock] - kids, 0)
+    return toplevel
+
+
+@dataclass
+class OracleProfile:
+    """traceview's per-method statistics over a selection of threads (d.4)."""
+
+    calls: dict[int, int]
+    recursive_calls: dict[int, int]
+    incl: dict[str, dict[int, int]]
+    excl: dict[str, dict[int, int]]
+    top_excl: dict[str, dict[int, int]]
+    # (caller method or -1, method, caller recursive, recursive) -> [calls, {clock: incl}]
+    edges: dict[tuple[int, int, bool, bool], tuple[int, dict[str, int]]]
+    thread_total: dict[str, list[int]]
+    thread_calls: list[int]
+    toplevel: dict[str, int]
+
+    def relatives(self, m: int, parents: bool, recursive: bool) -> dict[int, tuple[int, ...]]:
+        """Callers (or callees) of m: other end -> (calls, incl per clock in clock order)."""
+        acc: dict[int, list[int]] = {}
+        for (p, c, prec, crec), (n, inc) in self.edges.items():
+            if parents and c == m and crec == recursive:
+                other = p
+            elif not parents and p == m and prec == recursive:
+                other = c
+            else:
+                continue
+            row = acc.setdefault(other, [0] * (1 + len(inc)))
+            for i, v in enumerate([n, *inc.values()]):
+                row[i] += v
+        return {k: tuple(v) for k, v in acc.items()}
+
+
+def oracle_profile(o: Oracle, threads: Iterable[int] | None = None) -> OracleProfile:
+    """Sum the calls of the selected thread rows (default all) per method and per edge."""
+    sel = list(range(len(o.thread_rows))) if threads is None else list(threads)
+    dd = defaultdict
+    prof = OracleProfile(
+        dd(int),
+        dd(int),
+        {c: dd(int) for c in o.clocks},
+        {c: dd(int) for c in o.clocks},
+        {c: dd(int) for c in o.clocks},
+        {},
+        {c: [] for c in o.clocks},
+        [],
+        {c: 0 for c in o.clocks},
+    )
+    for t in sel:
+        lo, hi = o.thread_rows[t]
+        prof.thread_calls.append(hi - lo)
+        for c in o.clocks:
+            prof.thread_total[c].append(o.thread_total[c][t])
+            prof.toplevel[c] += o.toplevel[c][t]
+        for call in o.calls[lo:hi]:
+            rec = bool(call.flags & RECURSIVE)
+            (prof.recursive_calls if rec else prof.calls)[call.method] += 1
+            for c in o.clocks:
+                prof.excl[c][call.method] += call.excl[c]
+                if not rec:
+                    prof.incl[c][call.method] += call.incl[c]
+                    prof.top_excl[c][call.method] += call.excl[c]
+            caller = call.caller
+            key = (
+                -1 if caller is None else caller.method,
+                call.method,
+                caller is not None and bool(caller.flags & RECURSIVE),
+                rec,
+            )
+            n, inc = prof.edges.get(key, (0, {c: 0 for c in o.clocks}))
+            prof.edges[key] = (n + 1, {c: inc[c] + call.incl[c] for c in o.clocks})
+    return prof
