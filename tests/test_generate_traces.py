@@ -203,3 +203,27 @@ def test_thread_ids() -> None:
         generate(records=10, thread_ids="pthread")
     with pytest.raises(ValueError, match="never balanced"):
         generate(records=10, balanced=True, sampled=True)
+
+
+def test_overflow_like_art_2023() -> None:
+    """A full trace buffer drops a whole chunk and stops: data-file-overflow, a mid-thread gap
+    (exits that do not match the open call), fewer records than the buffer holds."""
+    trace = generate(records=20_000, threads=6, seed=3, overflow_records=12_500, chunk_records=1000)
+    trace.validate()
+    assert trace.header.overflow and trace.header.options["data-file-overflow"] == "true"
+    assert 10_000 < len(trace.events) <= 12_500
+    assert trace.header.options["num-method-calls"] == str(len(trace.events))
+    mismatched = 0
+    for row in range(len(trace.threads)):
+        sel = trace.events.thread == row
+        stack: list[int] = []
+        for a, m in zip(
+            trace.events.action[sel].tolist(), trace.events.method[sel].tolist(), strict=True
+        ):
+            if a == 0:
+                stack.append(m)
+            elif stack:
+                mismatched += stack.pop() != m
+    assert mismatched > 0
+    roomy = generate(records=20_000, threads=6, seed=3, overflow_records=10**6, chunk_records=1000)
+    assert not roomy.header.overflow and len(roomy.events) == 20_000

@@ -27,6 +27,7 @@ from traceview.model import (
     Trace,
     thread_index_dtype,
 )
+from traceview.writer.buffers import flush_order
 from traceview.writer.library import Library, columns, draw, library, tile
 from traceview.writer.sampling import sample
 from traceview.writer.threadkinds import FILL, STOP, ThreadKind, thread_plan
@@ -51,6 +52,7 @@ def generate(
     order: str = "time",
     chunk_records: int = 1 << 17,
     thread_ids: str = "encoded",
+    overflow_records: int | None = None,
 ) -> Trace:
     """A realistic trace of about `records` records on `threads` threads (same seed, same trace).
 
@@ -64,6 +66,8 @@ def generate(
     does, each thread's records in chunks of `chunk_records`, flushed when full or at the stop.
     `thread_ids` "encoded" numbers ART threads 1, 2, 3... in first-seen order (ART >= 2023);
     "tid" uses Linux tids, main = pid (ART <= 13). Dalvik threads get small internal ids.
+    `overflow_records` emulates ART >= 2023's full trace buffer (implies chunks): the first
+    chunk that does not fit is dropped, tracing stops, `data-file-overflow=true`.
     """
     if style not in ("art", "dalvik"):
         raise ValueError(f"style must be art or dalvik, not {style!r}")
@@ -112,8 +116,9 @@ def generate(
         pid=pid,
         version=version,
         limit=limit,
-        chunk=chunk_records if order == "chunks" else None,
+        chunk=chunk_records if order == "chunks" or overflow_records else None,
         thread_ids=thread_ids,
+        capacity=overflow_records,
     )
     trace = _assemble(lib, plan, per_thread, cpu, wall, rng, shape)
     if sampled:
@@ -227,6 +232,7 @@ class _Shape:
     limit: int | None  # keep the first records in time order (sampled runs)
     chunk: int | None  # per-thread chunks instead of global time order
     thread_ids: str
+    capacity: int | None  # trace buffer size in records (overflow emulation)
 
 
 def _assemble(
@@ -244,8 +250,9 @@ def _assemble(
     lens = np.array([len(c[0]) for c in per_thread], dtype=np.int64)
     wall = np.concatenate(walls)
     order = np.argsort(wall, kind="stable")[:limit]  # threads are sorted runs: a cheap merge
+    overflow = False
     if chunk:
-        order = _chunked(order, wall, lens, chunk)
+        order, overflow = flush_order(order, wall, lens, chunk, shape.capacity)
     wall = wall[order]
     thread = np.repeat(np.arange(len(plan), dtype=np.uint32), lens)[order]
     cpu = np.concatenate(cpus)[order]
@@ -292,7 +299,7 @@ def _assemble(
     )
     version = version or (3 if clock == "dual" else 2)
     options = {
-        "data-file-overflow": "false",
+        "data-file-overflow": "true" if overflow else "false",
         "clock": clock,
         "elapsed-time-usec": str(elapsed),
         "num-method-calls": str(len(action)),
@@ -311,28 +318,11 @@ def _assemble(
         pid=None if dalvik else pid,
         start_time_us=start,
         elapsed_ns=elapsed * 1000,
+        overflow=overflow,
         options=options,
         record_size={1: 9, 2: 10, 3: 14}.get(version),
     )
     return Trace(header=header, threads=threads, methods=methods, events=events)
-
-
-def _chunked(order: I64, wall: I64, lens: I64, size: int) -> I64:
-    """Reorder kept records as per-thread chunks of `size`: a full chunk is flushed at its
-    last record's time, the partial ones at the stop in thread order (ART's per-thread buffers).
-    """
-    kept = np.sort(order)  # thread-major, each thread in time order
-    thread = np.searchsorted(np.cumsum(lens), kept, side="right")
-    starts = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1]]) if len(kept) else kept
-    ends = np.r_[starts[1:], len(kept)]
-    pieces: list[tuple[float, int, int, int]] = []
-    for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
-        for a in range(lo, hi, size):
-            b = min(a + size, hi)
-            when = float(wall[kept[b - 1]]) if b - a == size else float("inf")
-            pieces.append((when, int(thread[lo]), a, b))
-    pieces.sort()
-    return np.concatenate([kept[a:b] for *_, a, b in pieces]) if pieces else kept
 
 
 def make_demo(path: str | Path) -> Path:
