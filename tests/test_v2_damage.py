@@ -60,7 +60,7 @@ def test_truncated_last_block_keeps_complete_records() -> None:
 def test_trailing_garbage_is_reported() -> None:
     trace = outcome(GOOD + b"\xee\xee\xee")
     assert trace is not None and len(trace.events) == 4
-    diag = next(d for d in trace.diagnostics if d.code == "trailing-garbage")
+    diag = next(d for d in trace.diagnostics if d.code == "trailing-bytes")
     assert diag.offset == len(GOOD) and diag.count == 3
 
 

@@ -134,7 +134,7 @@ def _walk_diagnostics(found: Walk, size: int, base: int, diags: list[Diagnostic]
     if found.stop_reason == "garbage":
         diags.append(
             Diagnostic(
-                "trailing-garbage",
+                "trailing-bytes",
                 f"{size - found.stop} byte(s) from here are not a V2 packet; ignored",
                 offset=base + found.stop,
                 count=size - found.stop,
