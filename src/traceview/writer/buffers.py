@@ -26,8 +26,10 @@ def flush_order(
     `wall` their µs times, `lens` each thread's record count in those arrays.
     """
     kept = np.sort(order)  # thread-major, each thread in time order
+    if not len(kept):
+        return kept, False
     thread = np.searchsorted(np.cumsum(lens), kept, side="right")
-    starts = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1]]) if len(kept) else kept
+    starts = np.flatnonzero(np.r_[True, thread[1:] != thread[:-1]])
     ends = np.r_[starts[1:], len(kept)].astype(np.int64)
     rows = thread[starts].tolist()
     full: list[tuple[int, int, int, int]] = []  # flush time, thread, [a, b) in kept
