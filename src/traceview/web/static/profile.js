@@ -17,18 +17,18 @@ const GROUPS = [
 // key, title, width, clock needed ("cpu" | "wall" | "both" | null), profile column
 const COLUMNS = [
   ["name", "Name", "minmax(380px, 1fr)", null, null],
-  ["incl_cpu_pct", "Incl CPU %", "60px", "cpu", "incl_cpu_us"],
-  ["incl_cpu", "Incl CPU ms", "80px", "cpu", "incl_cpu_us"],
-  ["excl_cpu_pct", "Excl CPU %", "60px", "cpu", "excl_cpu_us"],
-  ["excl_cpu", "Excl CPU ms", "80px", "cpu", "excl_cpu_us"],
-  ["incl_wall_pct", "Incl Real %", "60px", "wall", "incl_wall_us"],
-  ["incl_wall", "Incl Real ms", "80px", "wall", "incl_wall_us"],
-  ["excl_wall_pct", "Excl Real %", "60px", "wall", "excl_wall_us"],
-  ["excl_wall", "Excl Real ms", "80px", "wall", "excl_wall_us"],
-  ["off_cpu", "Off-CPU ms", "76px", "both", "off_cpu_us"],
+  ["incl_cpu_pct", "Incl CPU %", "56px", "cpu", "incl_cpu_us"],
+  ["incl_cpu", "Incl CPU ms", "86px", "cpu", "incl_cpu_us"],
+  ["excl_cpu_pct", "Excl CPU %", "56px", "cpu", "excl_cpu_us"],
+  ["excl_cpu", "Excl CPU ms", "86px", "cpu", "excl_cpu_us"],
+  ["incl_wall_pct", "Incl Real %", "56px", "wall", "incl_wall_us"],
+  ["incl_wall", "Incl Real ms", "86px", "wall", "incl_wall_us"],
+  ["excl_wall_pct", "Excl Real %", "56px", "wall", "excl_wall_us"],
+  ["excl_wall", "Excl Real ms", "86px", "wall", "excl_wall_us"],
+  ["off_cpu", "Off-CPU ms", "86px", "both", "off_cpu_us"],
   ["calls", "Calls+Rec, Calls/Total", "96px", null, "calls"],
-  ["cpu_per_call", "CPU/Call ms", "76px", "cpu", "cpu_per_call_us"],
-  ["wall_per_call", "Real/Call ms", "76px", "wall", "wall_per_call_us"],
+  ["cpu_per_call", "CPU/Call ms", "86px", "cpu", "cpu_per_call_us"],
+  ["wall_per_call", "Real/Call ms", "86px", "wall", "wall_per_call_us"],
 ];
 
 export class ProfileTable {

@@ -234,6 +234,13 @@ export class Timeline {
     ctx.textBaseline = "middle";
     for (const [i, row] of this.rows.entries()) {
       const y = row.y - top;
+      // keep the thread name in view while a tall row is scrolled past its top
+      const lab = this.labels[i];
+      const shift = y < 0 ? Math.min(-y, row.h - 18) : 0;
+      if (lab && lab.dataset.shift !== String(shift)) {
+        lab.dataset.shift = String(shift);
+        lab.style.paddingTop = 2 + shift + "px";
+      }
       if (y > H || y + row.h < 0) continue;
       ctx.fillStyle = i % 2 ? c.alt : c.bg;
       ctx.fillRect(0, y, W, row.h);
