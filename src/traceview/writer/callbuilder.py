@@ -1,6 +1,7 @@
 """Small call-tree templates for the generator: a method catalogue and a builder of events.
 
-Scenario code (`writer.scenarios`) describes a few hundred call trees with `CallBuilder`;
+Scenario code (`writer.ui_scenarios`, `writer.background_scenarios`) describes a few hundred
+call trees with `CallBuilder`;
 `writer.generate` then tiles and offsets them with numpy. Nothing here runs per output record.
 """
 

@@ -1,5 +1,5 @@
-"""The kinds of thread the generator simulates: name, share of the records, the frames on the
-stack when tracing starts, and the call-tree templates each one runs, with weights.
+"""The kinds of thread the generator simulates: name, how busy it is (which sets its share of
+the records), the frames on the stack when tracing starts, and its weighted call-tree templates.
 
 `thread_plan(n, pid)` lists the first `n` threads of an app process in a realistic order.
 """
