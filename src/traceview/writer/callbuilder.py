@@ -1,8 +1,8 @@
 """Small call-tree templates for the generator: a method catalogue and a builder of events.
 
 Scenario code (`writer.ui_scenarios`, `writer.background_scenarios`) describes a few hundred
-call trees with `CallBuilder`;
-`writer.generate` then tiles and offsets them with numpy. Nothing here runs per output record.
+call trees with `CallBuilder`; `writer.generate` then tiles and offsets them with numpy.
+Nothing here runs per output record.
 """
 
 from __future__ import annotations
