@@ -57,7 +57,8 @@ def main(argv: list[str]) -> int:
     from rich.console import Console
 
     title = f"{len(rows)} methods" + (" (sampled: estimates)" if prof.estimates else "")
-    Console().print(stats_table(rows, title))
+    console = Console() if sys.stdout.isatty() else Console(width=200)
+    console.print(stats_table(rows, title, console.width))
     for d in [*trace.diagnostics, *calls.diagnostics]:
         print(f"note: {d.code}" + (f" ({d.count})" if d.count is not None else ""))
     return 0

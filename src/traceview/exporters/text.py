@@ -188,27 +188,34 @@ def sort_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r[key] is None, -(r[key] or 0)))
 
 
-def stats_table(rows: list[dict[str, Any]], title: str) -> Table:
-    """A rich table of `method_rows` output (µs with thousands separators; `-` for null)."""
+def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Table:
+    """A rich table of `method_rows` output (µs with thousands separators; `-` for null).
+    Below 140 columns of `width` the exclusive wall and off-CPU columns are left out so the
+    method names keep room."""
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, show_lines=False, header_style="bold")
-    heads = ["Incl CPU µs", "Excl CPU µs", "Incl Wall µs", "Excl Wall µs", "Off-CPU µs", "Calls"]
-    for head in heads:
+    cols = [
+        ("Incl CPU µs", "incl_cpu_us"),
+        ("Excl CPU µs", "excl_cpu_us"),
+        ("Incl Wall µs", "incl_wall_us"),
+        ("Excl Wall µs", "excl_wall_us"),
+        ("Off-CPU µs", "off_cpu_us"),
+    ]
+    if width < 140:
+        cols = [c for c in cols if c[1] not in ("excl_wall_us", "off_cpu_us")]
+    table = Table(title=title, header_style="bold", expand=False)
+    for head, _ in cols:
         table.add_column(head, justify="right", no_wrap=True)
-    table.add_column("Method", overflow="fold")
+    table.add_column("Calls", justify="right", no_wrap=True)
+    table.add_column("Method", overflow="fold", min_width=20)
 
     def fmt(v: float | None) -> str:
         return "-" if v is None else f"{v:,.0f}" if float(v).is_integer() else f"{v:,.3f}"
 
     for r in rows:
         table.add_row(
-            fmt(r["incl_cpu_us"]),
-            fmt(r["excl_cpu_us"]),
-            fmt(r["incl_wall_us"]),
-            fmt(r["excl_wall_us"]),
-            fmt(r["off_cpu_us"]),
+            *[fmt(r[key]) for _, key in cols],
             f"{r['calls']}+{r['recursive_calls']}",
             Text(clean(f"{r['class']}.{r['name']} {r['signature']}")),
         )
