@@ -17,11 +17,12 @@ from traceview.readers import load
 
 
 def default_thread(calls: CallTable) -> int:
-    """The thread named main, else the one with the most calls (lowest row on ties)."""
+    """The thread named main if it has calls, else the one with the most calls (lowest row
+    on ties)."""
     names = calls.trace.threads.name
-    if "main" in names:
-        return names.index("main")
     sizes = calls.thread_ranges[:, 1] - calls.thread_ranges[:, 0]
+    if "main" in names and sizes[names.index("main")] > 0:
+        return names.index("main")
     return int(np.argmax(sizes)) if len(sizes) else 0
 
 
