@@ -173,10 +173,11 @@ def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     return rows
 
 
-def make_report(trace_path: Path, out: Path) -> Path:
-    """Write the self-contained HTML report of `trace_path` with `traceview report`."""
+def make_report(trace_path: Path, out: Path, budget_mb: float = 2) -> Path:
+    """Write the self-contained HTML report of `trace_path` with `traceview report` (a small
+    tile budget keeps the tests quick)."""
     pytest.importorskip("traceview.exporters.html", reason="the report exporter is not built yet")
     from traceview.cli import main
 
-    assert main(["report", str(trace_path), "-o", str(out)]) == 0
+    assert main(["report", str(trace_path), "-o", str(out), "--budget-mb", str(budget_mb)]) == 0
     return out

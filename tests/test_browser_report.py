@@ -25,13 +25,12 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    from traceview.writer import demo_path, generate, write
+    from traceview.writer import generate, write
 
+    # a small generated trace keeps the test quick (the demo's report takes ~10 s to build)
     folder = tmp_path_factory.mktemp("report")
-    trace = demo_path()
-    if not trace.is_file():
-        trace = folder / "demo.trace"
-        write(generate(records=20_000, threads=4, seed=5), trace)
+    trace = folder / "small.trace"
+    write(generate(records=20_000, threads=4, seed=5), trace)
     load(trace).validate()
     return trace, make_report(trace, folder / "demo.html")
 
