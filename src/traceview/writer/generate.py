@@ -93,7 +93,10 @@ def generate(
         budgets = np.floor(shares / shares.sum() * total).astype(np.int64)
         if threads > 1:  # every thread gets a few records
             budgets[1:] = np.maximum(budgets[1:], min(8, total // threads))
-        budgets[0] = max(total - int(budgets[1:].sum()), 0)
+        while int(budgets[1:].sum()) > total:  # tiny traces: the minimum made too many
+            big = 1 + int(np.argmax(budgets[1:]))
+            budgets[big] -= min(int(budgets[1:].sum()) - total, int(budgets[big]))
+        budgets[0] = total - int(budgets[1:].sum())
         run = np.random.default_rng([seed, total])
         per_thread = [
             _thread(

@@ -19,21 +19,26 @@ Col = npt.NDArray[Any]
 Cols = tuple[Col, Col, Col, Col, Col]
 
 
-def _tops(action: I64) -> tuple[I64, I64, I64]:
+def _tops(action: Col) -> tuple[I64, I64, I64]:
     """Depth after each event, the innermost open call after it (an enter index, -1 if none),
-    and each enter's parent call (-1 for roots), for a stream without unmatched exits."""
-    step = np.where(action == 0, 1, -1)
-    depth = np.cumsum(step)
-    top = np.full(len(action), -1, dtype=np.int64)
-    parent = np.full(len(action), -1, dtype=np.int64)
+    and each enter's parent call (-1 for roots), for a stream without unmatched exits.
+
+    The innermost open call after event i is the last enter at or before i with the same
+    depth; grouping events by depth (a stable radix sort) and taking a running maximum of
+    enter indices finds it for all events at once. A call's parent is the top before it.
+    """
+    n = len(action)
     enters = action == 0
-    for d in range(1, int(depth.max(initial=0)) + 1):
-        at = np.flatnonzero(enters & (depth == d))
-        here = np.flatnonzero(depth == d)
-        top[here] = at[np.searchsorted(at, here, side="right") - 1]
-        if d > 1:
-            above = np.flatnonzero(enters & (depth == d - 1))
-            parent[at] = above[np.searchsorted(above, at, side="right") - 1]
+    depth = np.cumsum(np.where(enters, 1, -1))
+    order = np.argsort(depth.astype(np.int16), kind="stable")  # depths stay far below 2^15
+    group = depth[order] - (depth.min() if n else 0)
+    key = group * n + np.where(enters[order], order, -1)
+    top = np.empty(n, dtype=np.int64)
+    top[order] = np.maximum.accumulate(key) - group * n if n else key
+    top[(top < 0) | (depth <= 0)] = -1
+    parent = np.full(n, -1, dtype=np.int64)
+    at = np.flatnonzero(enters[1:]) + 1
+    parent[at] = top[at - 1]
     return depth, top, parent
 
 
@@ -55,7 +60,8 @@ def _diff(stack: I64, dep: I64) -> tuple[I64, I64, I64]:
     """Sample index, action and method of every record the sampler writes."""
     prev = np.vstack([np.full((1, stack.shape[1]), -1), stack[:-1]])
     prev_dep = np.concatenate([[0], dep[:-1]])
-    same = np.cumprod(stack == prev, axis=1).sum(axis=1)
+    differ = stack != prev
+    same = np.where(differ.any(axis=1), differ.argmax(axis=1), stack.shape[1])
     lcp = np.minimum(same, np.minimum(dep, prev_dep))
     n_exit, n_enter = prev_dep - lcp, dep - lcp
     counts = n_exit + n_enter
