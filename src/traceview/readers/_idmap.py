@@ -14,6 +14,7 @@ U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+CHUNK = 1 << 20
 
 
 class IdMap:
@@ -45,17 +46,26 @@ class IdMap:
         return (values * _GOLDEN) >> np.uint64(64 - self.bits)
 
     def lookup(self, values: U64) -> I64:
-        """The index of every value among the keys, -1 where absent."""
+        """The index of every value among the keys, -1 where absent (in 1M-value chunks, so
+        the probing temporaries stay small)."""
         values = np.asarray(values, dtype=np.uint64)
+        out = np.empty(len(values), dtype=np.int64)
+        for at in range(0, len(values), CHUNK):
+            out[at : at + CHUNK] = self._lookup(values[at : at + CHUNK])
+        return out
+
+    def _lookup(self, values: U64) -> I64:
         out = np.full(len(values), -1, dtype=np.int64)
         slot = self._hash(values)
-        todo = np.arange(len(values), dtype=np.int64)
+        row = self.rows[slot]
+        hit = (row >= 0) & (self.keys[slot] == values)
+        out[hit] = row[hit]
+        todo = np.flatnonzero((row >= 0) & ~hit)  # slot taken by another key: probe on
         while len(todo):
-            s = slot[todo] if len(todo) != len(values) else slot
-            row = self.rows[s]
-            hit = (row >= 0) & (self.keys[s] == values[todo])
-            out[todo[hit]] = row[hit]
-            probe_on = (row >= 0) & ~hit  # occupied by another key: try the next slot
-            todo = todo[probe_on]
             slot[todo] = (slot[todo] + np.uint64(1)) & self.mask
+            s = slot[todo]
+            row_t = self.rows[s]
+            hit_t = (row_t >= 0) & (self.keys[s] == values[todo])
+            out[todo[hit_t]] = row_t[hit_t]
+            todo = todo[(row_t >= 0) & ~hit_t]
         return out

@@ -50,24 +50,59 @@ def decode_blocks(arr: U8, blocks: list[Block], layout: Layout, alpha_chain: boo
     damaged: list[tuple[int, str]] = []
     kept: list[int] = []
     parts: list[U64] = []
+    # Beta: each group of blocks is summed and written into preallocated columns at once,
+    # so only one group's LEBs are ever held (alpha keeps them: it adds header records).
+    n = len(arr)  # a record takes at least one byte per field: bounds junk counts
+    most = sum(min(b.count, max(min(b.end, n) - b.payload, 0) // fields) for b in blocks)
+    out = _Columns(most, fields - 1) if lead == 0 else None
     group: list[Block] = []
-    size = 0
+    first = size = 0
     for i, b in enumerate(blocks):
         group.append(b)
         size += b.end - b.payload
         if size >= GROUP_BYTES or i == len(blocks) - 1:
             _decode_group(arr, group, fields, lead, kept, parts, damaged)
+            if out is not None:
+                flat = np.concatenate(parts) if len(parts) > 1 else parts[0]
+                out.add(flat, np.array(kept[first:], dtype=np.int64), first, fields)
+                parts.clear()
+            first = len(kept)
             group, size = [], 0
     counts = np.array(kept, dtype=np.int64)  # payload records kept per block
+    if out is not None:
+        return out.records(damaged)
     flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-    table = flat.reshape(-1, fields)
-    if layout.generation == "alpha":
-        return _assemble_alpha(blocks, counts, table, layout, alpha_chain, damaged)
-    block_of = np.repeat(np.arange(len(blocks), dtype=np.int64), counts)
-    value = _segmented_cumsum(table[:, 0], counts)
-    times = [_segmented_cumsum(table[:, k], counts).view(np.int64) for k in range(1, fields)]
-    action = (value & np.uint64(3)).astype(np.uint8)
-    return Records(block_of, value & ~np.uint64(3), action, times, damaged)
+    return _assemble_alpha(blocks, counts, flat.reshape(-1, fields), layout, alpha_chain, damaged)
+
+
+class _Columns:
+    """Output columns filled group by group (block row, method id, action, times)."""
+
+    def __init__(self, most: int, clocks: int) -> None:
+        self.block = np.empty(most, dtype=np.int64)
+        self.method = np.empty(most, dtype=np.uint64)
+        self.action = np.empty(most, dtype=np.uint8)
+        self.times = [np.empty(most, dtype=np.int64) for _ in range(clocks)]
+        self.at = 0
+
+    def add(self, flat: U64, counts: I64, first_block: int, fields: int) -> None:
+        """Sum one group's deltas per block and append its records."""
+        table = flat.reshape(-1, fields)
+        n = len(table)
+        end = self.at + n
+        value = _segmented_cumsum(table[:, 0], counts)
+        self.method[self.at : end] = value & ~np.uint64(3)
+        self.action[self.at : end] = value & np.uint64(3)
+        rows = np.arange(first_block, first_block + len(counts), dtype=np.int64)
+        self.block[self.at : end] = np.repeat(rows, counts)
+        for k, col in enumerate(self.times, start=1):
+            col[self.at : end] = _segmented_cumsum(table[:, k], counts).view(np.int64)
+        self.at = end
+
+    def records(self, damaged: list[tuple[int, str]]) -> Records:
+        n = self.at
+        times = [t[:n] for t in self.times]
+        return Records(self.block[:n], self.method[:n], self.action[:n], times, damaged)
 
 
 def _decode_group(
