@@ -37,11 +37,12 @@ export function niceStep(usPerPx, px) {
   return 10 * p;
 }
 
-/** An axis label for a tick at `us` given the step (unit chosen by the step). */
+/** An axis label for a tick at `us`: unit by the value's size, decimals by the step. */
 export function fmtTick(us, step) {
-  if (step >= 1e6) return trimZeros((us / 1e6).toFixed(Math.max(0, 6 - Math.round(Math.log10(step))))) + " s";
-  if (step >= 1000) return trimZeros((us / 1000).toFixed(Math.max(0, 3 - Math.round(Math.log10(step))))) + " ms";
-  return trimZeros(us.toFixed(Math.max(0, -Math.floor(Math.log10(step))))) + " µs";
+  const a = Math.abs(us);
+  const [unit, name] = a >= 1e6 ? [1e6, " s"] : a >= 1000 ? [1000, " ms"] : [1, " µs"];
+  const digits = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  return trimZeros((us / unit).toFixed(Math.min(digits, 9))) + name;
 }
 
 function trimZeros(s) {

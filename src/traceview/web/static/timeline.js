@@ -232,6 +232,7 @@ export class Timeline {
     const top = this.scroll.scrollTop;
     ctx.font = c.font;
     ctx.textBaseline = "middle";
+    let missing = null;
     for (const [i, row] of this.rows.entries()) {
       const y = row.y - top;
       // keep the thread name in view while a tall row is scrolled past its top
@@ -248,6 +249,7 @@ export class Timeline {
       const done = new Set();
       for (let k = k0; k <= k1; k++) {
         const tile = this.tiles.tile(row.thread, level, k);
+        if (!missing) missing = this.tiles.failure(row.thread, level, k);
         if (!tile || done.has(tile)) continue;
         done.add(tile);
         this.drawTile(ctx, tile, row, y, c, W);
@@ -257,7 +259,21 @@ export class Timeline {
       ctx.fillRect(0, y + row.h - 1, W, 1);
     }
     this.drawRange(ctx, H, c);
+    if (missing) this.drawMissing(ctx, W, missing, c);
     this.drawAxis(c);
+  }
+
+  /** A short note when tiles of this zoom are not available (a report holds only some). */
+  drawMissing(ctx, W, note, c) {
+    const text = note.startsWith("Not available") ? "Finer detail at this zoom is not precomputed in this report" : note;
+    ctx.font = c.font;
+    const w = ctx.measureText(text).width + 12;
+    ctx.fillStyle = c.axisBg;
+    ctx.globalAlpha = 0.92;
+    ctx.fillRect(W - w - 6, 4, w, 18);
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = c.text;
+    ctx.fillText(text, W - w, 13);
   }
 
   drawFrames(ctx, row, y, c) {
