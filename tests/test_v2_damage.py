@@ -48,6 +48,12 @@ def codes(trace: Trace | None) -> list[str]:
     return [d.code for d in trace.diagnostics]
 
 
+def test_record_count_mismatch() -> None:
+    opts = {**OPTS, "num-method-calls": "5"}
+    data = header(5) + INFOS + thread_info(1, b"t") + beta_block(1, RECS) + summary(opts, 5)
+    assert "record-count-mismatch" in codes(outcome(data))
+
+
 def test_truncated_last_block_keeps_complete_records() -> None:
     block_at = GOOD.index(beta_block(1, RECS))
     cut = GOOD[: block_at + 12 + 7]  # header + the first two records (3 + 4 bytes... partial)

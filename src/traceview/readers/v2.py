@@ -211,6 +211,15 @@ def _assemble(
                 "the trace buffer filled up (data-file-overflow=true): records stop early",
             )
         )
+    calls = options.get("num-method-calls", "").strip()
+    if calls.isdigit() and int(calls) != len(rec.action):
+        diags.append(
+            Diagnostic(
+                "record-count-mismatch",
+                f"num-method-calls={calls} but the entry blocks hold {len(rec.action)} records",
+                count=len(rec.action),
+            )
+        )
     clock: Clock = "dual" if layout.clocks == 2 else single  # type: ignore[assignment]
     last_clock = wall if wall is not None else cpu
     sampled, interval = sampling(rec.block, last_clock) if last_clock is not None else (False, None)
