@@ -106,6 +106,16 @@ def test_alpha_u8_dual() -> None:
     ]
 
 
+def test_alpha_chained_method_deltas() -> None:
+    recs = [(A, 0, 5, 10), (B, 0, 7, 30), (B, 1, 9, 31), (A, 1, 20, 60)]
+    opts = {"clock": "dual", "elapsed-time-usec": "60"}
+    block = alpha_block(3, recs, chained=True)
+    trace = read(header(5) + INFOS + thread_info(3, b"t") + block + summary(opts, 5))
+    trace.validate()
+    assert [g[1:3] for g in rows(trace)] == [(e[1], e[2]) for e in EXPECTED]
+    assert trace.methods.declared.all()
+
+
 def test_alpha_early_u4_index_ids() -> None:
     """The first V2 commits: u4 method infos holding a dense index, records index<<2|action."""
     infos = method_info(0, b"a.B\tc\t()V\tB.java\n", 4) + method_info(

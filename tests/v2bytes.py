@@ -88,10 +88,14 @@ def beta_block(tid: int, records: list[Record], after: Record | None = None) -> 
 
 
 def alpha_block(
-    tid: int, records: list[tuple[int, int, int | None, int | None]], id_width: int = 8
+    tid: int,
+    records: list[tuple[int, int, int | None, int | None]],
+    id_width: int = 8,
+    chained: bool = False,
 ) -> bytes:
     """V2-α: first record in clear (u8/u4 value, [u4 cpu], [u4 wall], u2 n-1, u2 size),
-    then SLEB (value - first value), ULEB Δwall, ULEB Δcpu. Records: (value, action, cpu, wall)."""
+    then SLEB (value - first value), ULEB Δwall, ULEB Δcpu. Records: (value, action, cpu, wall).
+    `chained`: Δ value against the previous record instead (a later alpha may have done so)."""
     first_value = records[0][0] | records[0][1]
     head = struct.pack("<BI", 2, tid)
     head += struct.pack("<Q" if id_width == 8 else "<I", first_value)
@@ -102,8 +106,10 @@ def alpha_block(
         head += struct.pack("<I", wall0)
     payload = bytearray()
     pcpu, pwall = cpu0, wall0
+    prev_value = first_value
     for method, action, cpu, wall in records[1:]:
-        payload += sleb((method | action) - first_value)
+        payload += sleb((method | action) - (prev_value if chained else first_value))
+        prev_value = method | action
         if wall is not None and pwall is not None:
             payload += uleb((wall - pwall) & 0xFFFFFFFF)
             pwall = wall
