@@ -116,6 +116,19 @@ def test_alpha_chained_method_deltas() -> None:
     assert trace.methods.declared.all()
 
 
+def test_alpha_u32_microseconds_unwrap_across_blocks() -> None:
+    near = (1 << 32) - 10
+    first = [(A, 0, 1, near), (B, 0, 2, near + 4)]  # wall passes 2^32 µs inside this block
+    second = [(B, 1, 3, (1 << 32) + 20), (A, 1, 4, (1 << 32) + 30)]  # header: wrapped u32
+    blocks = alpha_block(3, [(m, a, c, w % (1 << 32)) for m, a, c, w in first])
+    blocks += alpha_block(3, [(m, a, c, w % (1 << 32)) for m, a, c, w in second])
+    trace = read(header(5) + INFOS + thread_info(3, b"t") + blocks)
+    trace.validate()
+    assert trace.events.wall is not None
+    assert (trace.events.wall // 1000).tolist() == [near, near + 4, (1 << 32) + 20, (1 << 32) + 30]
+    assert "time-backwards" not in codes(trace)
+
+
 def test_alpha_early_u4_index_ids() -> None:
     """The first V2 commits: u4 method infos holding a dense index, records index<<2|action."""
     infos = method_info(0, b"a.B\tc\t()V\tB.java\n", 4) + method_info(

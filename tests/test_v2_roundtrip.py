@@ -131,3 +131,22 @@ def test_missing_clock_is_a_value_error(source: Trace) -> None:
     wall_only = with_clock(source, "wall")
     with pytest.raises(ValueError, match="cpu"):
         dump(wall_only, streaming=True, clock="dual")
+
+
+def test_alpha_past_the_u32_microsecond_wrap() -> None:
+    from tracebuild import make_trace
+
+    big = 1 << 32
+    events = [
+        (1, "enter", "a.B.run", 0, big - 50),
+        (1, "enter", "a.B.inner", 1, big - 20),
+        (1, "exit", "a.B.inner", 2, big + 30),
+        (1, "exit", "a.B.run", 3, big + 90),
+    ]
+    trace = make_trace(events, clock="dual")
+    data = dump(trace, streaming=True, generation="alpha", block_records=1)
+    back = read(data)
+    back.validate()
+    assert back.events.wall is not None and trace.events.wall is not None
+    assert back.events.wall.tolist() == trace.events.wall.tolist()
+    assert dump(back, streaming=True, generation="alpha", block_records=1) == data

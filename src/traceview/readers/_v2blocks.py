@@ -218,10 +218,27 @@ def _assemble_alpha(
         d = table[:, k].astype(np.uint64) & np.uint64(0xFFFFFFFF)
         d32 = d.astype(np.int64)
         signed32: U64 = np.where(d32 >= 1 << 31, d32 - (1 << 32), d32).view(np.uint64)
-        times.append(column(first, signed32, True).view(np.int64) if nb else np.zeros(0, np.int64))
+        col = column(first, signed32, True).view(np.int64) if nb else np.zeros(0, np.int64)
+        times.append(_unwrap_blocks(col, blocks, head, sizes))
     return Records(
         block_of, value & ~np.uint64(3), (value & np.uint64(3)).astype(np.uint8), times, damaged
     )
+
+
+def _unwrap_blocks(col: I64, blocks: list[Block], head: I64, sizes: I64) -> I64:
+    """Alpha headers hold u32 µs, so a thread's block may restart below its previous block
+    after 2^32 µs (71.6 min): lift it by whole 2^32 steps (inside a block the int32 deltas
+    already carry on past the wrap)."""
+    last: dict[int, int] = {}
+    for b, lo, size in zip(blocks, head.tolist(), sizes.tolist(), strict=True):
+        if size == 0:
+            continue
+        prev = last.get(b.tid)
+        if prev is not None and int(col[lo]) + (1 << 31) < prev:
+            steps = (prev - (1 << 31) - int(col[lo])) // (1 << 32) + 1
+            col[lo : lo + size] += steps << 32
+        last[b.tid] = int(col[lo + size - 1])
+    return col
 
 
 def _gamma(arr: U8, blocks: list[Block], layout: Layout) -> Records:
