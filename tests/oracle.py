@@ -104,8 +104,10 @@ def oracle(trace: Trace) -> Oracle:
     clocks = trace.clocks
     out = Oracle(clocks, [], [], {c: [] for c in clocks}, {c: [] for c in clocks}, {})
     repairs: dict[str, int] = defaultdict(int)
-    for t in range(len(trace.threads)):
-        recs = [i for i in range(len(ev)) if int(ev.thread[i]) == t]
+    records: list[list[int]] = [[] for _ in range(len(trace.threads))]
+    for i, t in enumerate(ev.thread.tolist()):
+        records[t].append(i)  # each thread's event rows, in order
+    for t, recs in enumerate(records):
         actions = [int(ev.action[i]) for i in recs]
         roots, dropped = walk_thread(t, actions, [int(ev.method[i]) for i in recs])
         calls = list(preorder(roots))
@@ -182,20 +184,16 @@ class OracleProfile:
     thread_calls: list[int]
     toplevel: dict[str, int]
 
-    def relatives(self, m: int, parents: bool, recursive: bool) -> dict[int, tuple[int, ...]]:
-        """Callers (or callees) of m: other end -> (calls, incl per clock in clock order)."""
-        acc: dict[int, list[int]] = {}
+    def relatives(self) -> dict[tuple[int, bool, bool], dict[int, tuple[int, ...]]]:
+        """(method, parents?, recursive?) -> {caller or callee: (calls, incl per clock)}:
+        the parents of m's (non-)recursive calls, or the children of m's (non-)recursive
+        calls, each summed over the other end's recursiveness."""
+        out: dict[tuple[int, bool, bool], dict[int, tuple[int, ...]]] = defaultdict(dict)
         for (p, c, prec, crec), (n, inc) in self.edges.items():
-            if parents and c == m and crec == recursive:
-                other = p
-            elif not parents and p == m and prec == recursive:
-                other = c
-            else:
-                continue
-            row = acc.setdefault(other, [0] * (1 + len(inc)))
-            for i, v in enumerate([n, *inc.values()]):
-                row[i] += v
-        return {k: tuple(v) for k, v in acc.items()}
+            for key, other in (((c, True, crec), p), ((p, False, prec), c)):
+                old = out[key].get(other, (0,) * (1 + len(inc)))
+                out[key][other] = tuple(a + b for a, b in zip(old, (n, *inc.values()), strict=True))
+        return out
 
 
 def oracle_profile(o: Oracle, threads: Iterable[int] | None = None) -> OracleProfile:
