@@ -257,8 +257,9 @@ def probe(
     Ranked by how far the block sizes chain (all the way, or to the end of the sample, counts
     as the whole file), then whether most blocks hold the LEB count their header promises,
     then the header's clock count, then that share of blocks, then gamma when the header
-    carries a TSC frequency (`gamma_hint`), else beta, alpha (u8 ids), alpha (u4 ids). Only layouts with `info_width` method-info ids are tried when the prefix
-    proved one. Returns every layout tied with the best on all but the last criterion.
+    carries a TSC frequency (`gamma_hint`), else beta, alpha (u8 ids), alpha (u4 ids). Only
+    layouts with `info_width` method-info ids are tried when the prefix proved one. Returns
+    every layout tied with the best on all but the last criterion.
     """
 
     def rank(layout: Layout) -> tuple[int, int, int, float, int]:
