@@ -14,6 +14,7 @@ const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
 const AXIS_H = 24;
 const MAX_DEPTH = 200;
+const COLLAPSED_DEPTH = 4; // levels shown by a collapsed thread row
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
@@ -26,6 +27,7 @@ export class Timeline {
       this.invalidate();
     });
     this.depths = new Map(); // thread row -> depth levels seen at level 0
+    this.collapsed = new Set(); // thread rows shown with only their outer levels
     this.rows = [];
     this.view = [0, 1];
     this.sort = "busy";
@@ -37,6 +39,7 @@ export class Timeline {
     on("trace", () => this.reset());
     for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
     on("filter", () => {
+      if (this.clock !== state.clock) this.layout(); // busy times and order follow the clock
       this.syncChecks();
       this.invalidate();
     });
@@ -68,6 +71,7 @@ export class Timeline {
   reset() {
     this.tiles.clear();
     this.depths.clear();
+    this.collapsed.clear();
     this.resetView();
     this.layout();
   }
@@ -119,15 +123,17 @@ export class Timeline {
   /** Thread rows in display order with their y offset and height. */
   layout() {
     if (!state.trace) return;
+    this.clock = state.clock;
     const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
     const busy = (t) => (state.clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
     if (this.sort === "name") threads.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
     else if (this.sort === "busy") threads.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
     let y = 0;
     this.rows = threads.map((t) => {
-      const depth = Math.min(this.depths.get(t.row) || 1, MAX_DEPTH);
+      const full = Math.min(this.depths.get(t.row) || 1, MAX_DEPTH);
+      const depth = this.collapsed.has(t.row) ? Math.min(full, COLLAPSED_DEPTH) : full;
       const h = PAD + depth * STRIP + HL + 2;
-      const row = { thread: t.row, y, h, depth };
+      const row = { thread: t.row, y, h, depth, full };
       y += h;
       return row;
     });
@@ -151,9 +157,24 @@ export class Timeline {
       "div",
       { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: String(t.label) },
       box,
+      el(
+        "span",
+        {
+          class: "tl-twisty",
+          title: row.full > COLLAPSED_DEPTH ? "Show all call levels / only the outer ones" : "",
+          onclick: () => this.toggleCollapsed(t.row),
+        },
+        row.full > COLLAPSED_DEPTH ? (this.collapsed.has(t.row) ? "▸" : "▾") : "",
+      ),
       el("span", { class: "tl-name" }, String(t.label)),
       el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
     );
+  }
+
+  toggleCollapsed(row) {
+    if (this.collapsed.has(row)) this.collapsed.delete(row);
+    else this.collapsed.add(row);
+    this.layout();
   }
 
   toggleThread(row, on) {
@@ -178,6 +199,8 @@ export class Timeline {
     for (const v of tile.merged.depth) if (v + 1 > d) d = v + 1;
     if (d !== (this.depths.get(thread) || 0)) {
       this.depths.set(thread, Math.max(d, 1));
+      // with several threads, very deep rows start collapsed so the others stay in view
+      if (this.single === null && state.trace.threads.length > 1 && d > 12) this.collapsed.add(thread);
       this.layout();
     }
   }
