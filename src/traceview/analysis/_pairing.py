@@ -40,6 +40,7 @@ class Paired:
     unroll: int = 0
     forced: int = 0
     mismatched: bool = False
+    size: int = 0  # records paired
 
     @staticmethod
     def empty() -> Paired:
@@ -85,34 +86,37 @@ def pair_thread(
     s = max(0, -int(level.min()))
     level += s
     level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
-    ep = np.flatnonzero(is_enter)  # enter records = rows s.. in order
-    xq = np.flatnonzero(~is_enter)  # exit records
+    ix: Any = np.int32 if m < 2**31 - 1 else np.int64  # positions in this thread
+    ep = np.flatnonzero(is_enter).astype(ix)  # enter records = rows s.. in order
+    xq = np.flatnonzero(~is_enter).astype(ix)  # exit records
     n = s + len(ep)
     lv_e = level[ep]
     lv_x = level[xq]
     del level
     top = max(int(lv_e.max()) if len(ep) else 0, int(lv_x.max()) if len(xq) else 0)
     small = top <= 0xFFFF
-    perm_e = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable")
-    perm_x = np.argsort(lv_x.astype(np.uint16) if small else lv_x, kind="stable")
-    start_e = np.zeros(top + 2, dtype=np.int64)
+    perm_e: Arr = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable").astype(ix)
+    perm_x: Arr = np.argsort(lv_x.astype(np.uint16) if small else lv_x, kind="stable").astype(ix)
+    start_e: Arr = np.zeros(top + 2, dtype=ix)
     np.cumsum(np.bincount(lv_e, minlength=top + 1), out=start_e[1:])
-    start_x = np.zeros(top + 2, dtype=np.int64)
+    start_x: Arr = np.zeros(top + 2, dtype=ix)
     np.cumsum(np.bincount(lv_x, minlength=top + 1), out=start_x[1:])
     del lv_x
     # level by level, enters and exits alternate: the k-th enter of a level closes with the
     # k-th exit of that level, or the (k+1)-th below s (whose first exit is synthesised)
     lvl = np.repeat(np.arange(top + 1, dtype=np.int32), np.diff(start_e))
-    idx = np.arange(len(ep), dtype=np.int64)
+    idx: Arr = np.arange(len(ep), dtype=ix)
     idx -= start_e[lvl]
     idx += start_x[lvl]
     if s:
         idx[lvl < s] += 1
     ok = idx < start_x[1:][lvl]
     idx[~ok] = 0
-    exit_pos = np.full(n, -1, dtype=np.int64)  # exit record of each row, -1 = open
-    sorted_rows = perm_e + s  # rows of the enters in (level, row) order
-    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1)
+    exit_pos: Arr = np.full(n, -1, dtype=ix)  # exit record of each row, -1 = open
+    sorted_rows: Arr = perm_e  # rows of the enters in (level, row) order
+    sorted_rows += s
+    del perm_e
+    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1).astype(ix)
     del idx, ok
     if s:
         exit_pos[:s] = xq[perm_x[start_x[:s]]]
@@ -159,6 +163,7 @@ def pair_thread(
         open=int(np.count_nonzero(~closed)),
         unroll=int(np.count_nonzero(flags & UNROLL)),
         forced=int(np.count_nonzero(flags & FORCED_EXIT)),
+        size=m,
     )
 
 
@@ -177,9 +182,10 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
         return parent
     prev = sorted_rows - 1
     first_child = depth[prev] == lvl - 1
-    seed = np.zeros(int(lvl[-1]) + 1 if len(lvl) else 1, dtype=np.int64)
+    seed = np.zeros(int(lvl[-1]) + 1 if len(lvl) else 1, dtype=sorted_rows.dtype)
     seed[1 : min(s, len(seed))] = np.arange(1, min(s, len(seed)))
-    block = lvl.astype(np.int64)
+    wide = (int(lvl[-1]) + 1) * (n + 1) >= 2**31
+    block: Arr = lvl.astype(np.int64 if wide else np.int32)
     block *= n + 1
     val = np.where(first_child, sorted_rows, seed[lvl])
     val += block
@@ -201,12 +207,16 @@ def _recursive(method: Arr, subtree_end: Arr) -> Arr:
     if n < 2:
         return np.zeros(n, dtype=bool)
     top = int(method.max())
-    order = np.argsort(method.astype(np.uint16) if top <= 0xFFFF else method, kind="stable")
+    order: Arr = np.argsort(method.astype(np.uint16) if top <= 0xFFFF else method, kind="stable")
+    order = order.astype(np.int32 if n < 2**31 - 1 else np.int64)
     ms = method[order]
-    group = np.empty(n, dtype=np.int64)
-    group[0] = 0
-    np.cumsum(ms[1:] != ms[:-1], out=group[1:])
+    change = ms[1:] != ms[:-1]
     del ms
+    wide = (int(np.count_nonzero(change)) + 1) * (n + 1) >= 2**31
+    group: Arr = np.empty(n, dtype=np.int64 if wide else np.int32)
+    group[0] = 0
+    np.cumsum(change, out=group[1:])
+    del change
     group *= n + 1
     reach = subtree_end[order] + group
     np.maximum.accumulate(reach, out=reach)

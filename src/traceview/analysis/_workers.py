@@ -4,7 +4,8 @@ in its heavy loops), results in input order; used by `build_calls` and `thread_p
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
@@ -20,16 +21,50 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def parallel_map(fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> list[R]:
-    """`[fn(x) for x in items]`, items produced lazily and at most `2 * workers` pending."""
+def parallel_imap(
+    fn: Callable[[T], R], items: Iterable[T], workers: int | None = None
+) -> Iterator[R]:
+    """`fn(x) for x in items`, in order, computed on up to `workers` threads with at most
+    `workers + 1` results pending (so memory stays bounded by a few items)."""
     n = default_workers() if workers is None else max(1, workers)
     if n == 1:
-        return [fn(x) for x in items]
-    out: list[Future[R]] = []
+        yield from (fn(x) for x in items)
+        return
     with ThreadPoolExecutor(max_workers=n) as pool:
+        pending: deque[Future[R]] = deque()
         for x in items:
-            # keep memory bounded: wait for the oldest item before queueing too many
-            while sum(not f.done() for f in out) >= 2 * n:
-                next(f for f in out if not f.done()).result()
-            out.append(pool.submit(fn, x))
-        return [f.result() for f in out]
+            pending.append(pool.submit(fn, x))
+            if len(pending) > n:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def parallel_map(fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> list[R]:
+    """`[fn(x) for x in items]` computed like `parallel_imap`."""
+    return list(parallel_imap(fn, items, workers))
+
+
+def _trimmer() -> Callable[[], object] | None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        trim: Callable[[int], object] = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return lambda: trim(0)
+
+
+_TRIM = _trimmer()
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the OS (glibc `malloc_trim`; a no-op elsewhere).
+
+    numpy's large temporaries below glibc's (adaptive, up to 32 MB) mmap threshold come from
+    the heap, and what a big thread's pairing freed would otherwise stay resident while the
+    call table fills up.
+    """
+    if _TRIM is not None:
+        _TRIM()

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
-from traceview.analysis._workers import parallel_map
+from traceview.analysis._workers import parallel_imap, release_memory
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -68,6 +68,7 @@ class CallTable:
     flags: npt.NDArray[np.uint8]
     thread_ranges: I64
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    thread_events: I64 | None = None  # (first, last) event row per thread, -1 if none
 
     def __len__(self) -> int:
         return len(self.method)
@@ -179,6 +180,8 @@ class CallTable:
     @cached_property
     def _thread_events(self) -> I64:
         """(first, last) event row of each thread, -1 for threads without events."""
+        if self.thread_events is not None:
+            return self.thread_events
         ev = self.trace.events
         n = len(self.trace.threads)
         out = np.full((n, 2), -1, dtype=np.int64)
@@ -211,14 +214,15 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     n_threads = len(trace.threads)
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
 
-    def one(rows: IntArray) -> tuple[Paired, int]:
+    def one(rows: IntArray) -> tuple[Paired, int, tuple[int, int]]:
         if not len(rows):
-            return Paired.empty(), 0
+            return Paired.empty(), 0, (-1, -1)
+        span = (int(rows[0]), int(rows[-1]))
         act = ev.action[rows]
         meth = ev.method[rows]
         paired = pair_thread(rows, act, meth)
         if not paired.mismatched:
-            return paired, 0
+            return paired, 0, span
         seq = repair_sequence(act, meth)
         paired = pair_thread(
             rows[seq.positions],
@@ -229,19 +233,77 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
             first=int(rows[0]),
             last=int(rows[-1]),
         )
-        return paired, seq.dropped
+        return paired, seq.dropped, span
 
     threads = _thread_rows(ev.thread, n_threads, idx_dtype)
-    results = parallel_map(one, threads, workers)
-    pieces = [p for p, _ in results]
-    stats = {
-        key: sum(getattr(p, key) for p in pieces) for key in ("synth", "open", "unroll", "forced")
-    }
-    stats["dropped"] = sum(d for _, d in results)
-    del results
-    table = _assemble(trace, pieces, idx_dtype)
+    # the output is allocated once (enters + a little room for synthesised entries) and each
+    # thread's calls are copied in as soon as they are paired, so per-thread pieces never
+    # pile up next to the final columns
+    n_enter = int(np.count_nonzero(ev.action == 0))
+    out = _Columns(n_enter + 4096, idx_dtype)
+    ranges = np.zeros((n_threads, 2), dtype=np.int64)
+    stats = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
+    spans = np.full((n_threads, 2), -1, dtype=np.int64)
+    for t, (paired, dropped, span) in enumerate(parallel_imap(one, threads, workers)):
+        spans[t] = span
+        for key in ("synth", "open", "unroll", "forced"):
+            stats[key] += getattr(paired, key)
+        stats["dropped"] += dropped
+        ranges[t] = out.append(paired)
+        if paired.size > 1_000_000:
+            release_memory()
+        del paired
+    table = out.table(trace, ranges, spans)
     table.diagnostics.extend(_diagnostics(stats))
     return table
+
+
+class _Columns:
+    """The call table's columns, filled thread by thread (grown if ever too small)."""
+
+    NAMES = ("method", "depth", "parent", "subtree_end", "enter_event", "exit_event", "flags")
+
+    def __init__(self, capacity: int, idx_dtype: type) -> None:
+        row = np.int32 if capacity < 2**31 - 1 else np.int64
+        dtypes = (np.int32, np.int32, row, row, idx_dtype, idx_dtype, np.uint8)
+        self.cols: dict[str, npt.NDArray[Any]] = {
+            name: np.empty(capacity, dtype=dt) for name, dt in zip(self.NAMES, dtypes, strict=True)
+        }
+        self.size = 0
+
+    def append(self, p: Paired) -> tuple[int, int]:
+        """Copy one thread's calls in (row references offset); return its row range."""
+        k = 0 if p.method is None else len(p.method)
+        lo, hi = self.size, self.size + k
+        if hi > len(self.cols["method"]):
+            grow = max(hi, 2 * len(self.cols["method"]))
+            self.cols = {name: np.resize(col, grow) for name, col in self.cols.items()}
+        for name in self.NAMES:
+            dest = self.cols[name][lo:hi]
+            dest[...] = getattr(p, name)
+            setattr(p, name, None)
+            if name == "parent" and lo:
+                dest[dest >= 0] += lo
+            elif name == "subtree_end" and lo:
+                dest += lo
+        self.size = hi
+        return lo, hi
+
+    def table(self, trace: Trace, ranges: I64, spans: I64) -> CallTable:
+        """The filled rows as a CallTable."""
+        c = {name: col[: self.size] for name, col in self.cols.items()}
+        return CallTable(
+            trace=trace,
+            method=c["method"],
+            depth=c["depth"],
+            parent=c["parent"],
+            subtree_end=c["subtree_end"],
+            enter_event=c["enter_event"],
+            exit_event=c["exit_event"],
+            flags=c["flags"],
+            thread_ranges=ranges,
+            thread_events=spans,
+        )
 
 
 def _thread_rows(thread: npt.NDArray[Any], n_threads: int, dtype: type) -> Iterator[IntArray]:
@@ -264,42 +326,6 @@ def _thread_rows(thread: npt.NDArray[Any], n_threads: int, dtype: type) -> Itera
     bounds = np.concatenate(([0], np.cumsum(np.bincount(thread, minlength=n_threads))))
     for t in range(n_threads):
         yield order[bounds[t] : bounds[t + 1]]
-
-
-def _assemble(trace: Trace, pieces: list[Paired], idx_dtype: type) -> CallTable:
-    """Concatenate per-thread pieces column by column (freeing as it goes) and offset the
-    row references."""
-    sizes = np.array([0 if p.method is None else len(p.method) for p in pieces], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(sizes)))
-    total = int(starts[-1])
-    row_dtype = np.int32 if total < 2**31 - 1 else np.int64
-    ranges = np.stack([starts[:-1], starts[1:]], axis=1) if pieces else np.zeros((0, 2), np.int64)
-
-    def column(name: str, dtype: type, offset: bool = False) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = np.empty(total, dtype=dtype)
-        for i, p in enumerate(pieces):
-            part = getattr(p, name)
-            dest = out[starts[i] : starts[i + 1]]
-            dest[...] = part
-            if offset and starts[i]:
-                if name == "parent":
-                    dest[dest >= 0] += starts[i]
-                else:
-                    dest += starts[i]
-            setattr(p, name, None)
-        return out
-
-    return CallTable(
-        trace=trace,
-        method=column("method", np.int32),
-        depth=column("depth", np.int32),
-        parent=column("parent", row_dtype, offset=True),
-        subtree_end=column("subtree_end", row_dtype, offset=True),
-        enter_event=column("enter_event", idx_dtype),
-        exit_event=column("exit_event", idx_dtype),
-        flags=column("flags", np.uint8),
-        thread_ranges=ranges.astype(np.int64),
-    )
 
 
 def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:

@@ -220,16 +220,12 @@ def _thread_profile(
         incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
     else:
         for c in clocks:
-            incl[c] = calls.incl(c, sel)
             totals[c] = calls.thread_total(t, c)
 
     # calls n and r per method: one bincount over (method, recursive)
-    mr = cm * 2 + rec
-    if keep is not None:
-        mr = mr[keep]
-    nr = np.bincount(mr, minlength=2 * u).reshape(u, 2)
-    n_kept = len(mr)
-    del mr
+    nr = np.bincount(cm * 2 + rec if keep is None else (cm * 2 + rec)[keep], minlength=2 * u)
+    nr = nr.reshape(u, 2)
+    n_kept = hi - lo if keep is None else int(np.count_nonzero(keep))
     # edges: (caller + 1, method, caller recursive, recursive) as one dense or sparse key
     ext = np.empty(hi - lo + 1, dtype=np.int64)
     ext[0] = 0
@@ -261,19 +257,25 @@ def _thread_profile(
     meth_incl: dict[str, I64] = {}
     edge_incl: dict[str, I64] = {}
     toplevel: dict[str, int] = {}
-    not_rec = ~rec
+    mr = cm * 2 + rec  # (method, recursive) bins: one bincount gives both halves
+    if keep is not None:
+        mr = mr[keep]
     for c in clocks:
-        inc = incl.pop(c)
-        child_sum = np.bincount(up, weights=inc, minlength=hi - lo + 1)
-        exc = inc - np.rint(child_sum[1:]).astype(np.int64)
+        inc = incl.pop(c) if keep is not None else calls.incl(c, sel)
+        child_sum = np.bincount(up, weights=inc, minlength=hi - lo + 1).astype(
+            np.float64, copy=False
+        )
         toplevel[c] = totals[c] - round(float(child_sum[0]))
+        np.rint(child_sum, out=child_sum)
+        exc = child_sum[1:].astype(np.int64)
         del child_sum
-        cm_k, nr_k = (cm, not_rec) if keep is None else (cm[keep], not_rec[keep])
+        np.subtract(inc, exc, out=exc)
         inc_k = inc if keep is None else inc[keep]
         exc_k = exc if keep is None else exc[keep]
-        excl[c] = _expand(_sum_by(cm_k, exc_k, u), used, n_methods)
-        top[c] = _expand(_sum_by(cm_k, exc_k * nr_k, u), used, n_methods)
-        meth_incl[c] = _expand(_sum_by(cm_k, inc_k * nr_k, u), used, n_methods)
+        by_rec = _sum_by(mr, exc_k, 2 * u).reshape(u, 2)
+        excl[c] = _expand(by_rec.sum(axis=1), used, n_methods)
+        top[c] = _expand(by_rec[:, 0], used, n_methods)
+        meth_incl[c] = _expand(_sum_by(mr, inc_k, 2 * u).reshape(u, 2)[:, 0], used, n_methods)
         if inverse is None:
             edge_incl[c] = _sum_by(key, inc_k, space)[uniq]
         else:
@@ -299,7 +301,7 @@ def _thread_profile(
     )
 
 
-def _compact_methods(calls: CallTable) -> tuple[npt.NDArray[np.intp], I64]:
+def _compact_methods(calls: CallTable) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int32]]:
     """(method rows that have calls, compact index of every method row: -1 if unused);
     cached on the call table."""
     cache = calls.__dict__.get("_compact")
@@ -308,7 +310,7 @@ def _compact_methods(calls: CallTable) -> tuple[npt.NDArray[np.intp], I64]:
         seen = np.zeros(n_methods, dtype=bool)
         seen[calls.method] = True
         used = np.flatnonzero(seen)
-        compact = np.full(n_methods, -1, dtype=np.int64)
+        compact = np.full(n_methods, -1, dtype=np.int32)
         compact[used] = np.arange(len(used))
         cache = (used, compact)
         calls.__dict__["_compact"] = cache
