@@ -66,6 +66,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--records", type=int, nargs="+", default=[1_000_000, 10_000_000])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--threads", type=int, default=24)
+    p.add_argument("--workers", default="1", help="TRACEVIEW_WORKERS for our runs (1, 2, auto)")
     args = p.parse_args(argv)
     dmt = shutil.which("dmtracedump")
     ours = [sys.executable, "-m", "traceview", "-r"]
@@ -85,7 +86,10 @@ def main(argv: list[str]) -> int:
                 return 1
         t_ours = median_seconds(results["traceview -r"])
         rss_ours = max(r.peak_rss for r in results["traceview -r"])
-        print(f"{records:,} records, {args.threads} threads, {mib(size)} ({path.name})")
+        print(
+            f"{records:,} records, {args.threads} threads, {mib(size)} ({path.name}), "
+            f"TRACEVIEW_WORKERS={args.workers}"
+        )
         print(
             f"  traceview -r  {t_ours:6.2f} s  peak {mib(rss_ours)} ({rss_ours / size:.2f}x file)"
         )

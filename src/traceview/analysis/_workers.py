@@ -14,11 +14,15 @@ R = TypeVar("R")
 
 
 def default_workers() -> int:
-    """The CPU count (at most 4), or TRACEVIEW_WORKERS when set."""
-    env = os.environ.get("TRACEVIEW_WORKERS")
-    if env and env.isdigit():
-        return max(1, int(env))
-    return max(1, min(os.cpu_count() or 1, 4))
+    """TRACEVIEW_WORKERS when set (`auto` = the CPU count, at most 4), else 1.
+
+    One worker by default: two overlap the biggest thread's temporaries with another's, which
+    costs about 1x the file size in peak memory for a shorter wall time on an idle machine.
+    """
+    env = os.environ.get("TRACEVIEW_WORKERS", "1")
+    if env == "auto":
+        return max(1, min(os.cpu_count() or 1, 4))
+    return max(1, int(env)) if env.isdigit() else 1
 
 
 def parallel_imap(
