@@ -223,6 +223,14 @@ def test_timeline_zoom_pan_and_tooltip(page: Any) -> None:
         "document.querySelector('#timeline .tip-grid').textContent.includes('incl')"
     )
     shot(page, "viewer-tooltip")
+    # a deep thread row folds to its outer levels and back
+    heights = """() => Array.from(document.querySelectorAll('#timeline .tl-label'))
+        .map(l => l.getBoundingClientRect().height)"""
+    twisty = page.locator("#timeline .tl-label .tl-twisty:not(:empty)")
+    if twisty.count():
+        h0 = page.evaluate(heights)
+        twisty.first.click()
+        assert page.evaluate(heights) != h0
 
 
 def test_open_another_trace(browser: Any, demo: Path, tmp_path: Path) -> None:  # noqa: F811
