@@ -261,3 +261,12 @@ def test_earliest_file_mode_summary_first() -> None:
     assert trace.header.entry_format == "alpha" and len(trace.events) == 2
     assert trace.methods.declared.tolist() == [False]
     assert {"unknown-method", "unknown-thread"} <= set(codes(trace))
+
+
+def test_earliest_file_mode_through_load() -> None:
+    """`traceview.load` routes summary-first V2 files to the V2 reader, not the V1 one."""
+    text = b"*version\n5\nclock=dual\nelapsed-time-usec=9\n*end\n"
+    recs = [(0, 0, 5, 10), (0, 1, 7, 30)]
+    trace = traceview.load(text + header(5) + alpha_block(3, recs, id_width=4))
+    trace.validate()
+    assert trace.header.variant == "v2" and len(trace.events) == 2

@@ -17,6 +17,18 @@ GZIP = b"\x1f\x8b"
 _EXPECTED = "'*version' or 'SLOW'"
 
 
+def _v2_after_key(head: bytes) -> bool:
+    """True for the earliest V2 file mode (2024): summary text first, then a V2 `SLOW` header."""
+    end = head.find(b"*end\n")
+    if end < 0:
+        return False
+    at = end + 5
+    if head[at : at + 4] != b"SLOW" or len(head) < at + 6:
+        return False
+    (version,) = struct.unpack_from("<H", head, at + 4)
+    return version in (4, 5, 0xF4, 0xF5)
+
+
 def sniff(head: bytes) -> Kind:
     """The kind of trace `head` (the first few KB) starts; raises for anything else."""
     if not head:
@@ -24,7 +36,7 @@ def sniff(head: bytes) -> Kind:
     if head.startswith(GZIP):
         return "gzip"
     if head.startswith((b"*version", b"\xef\xbb\xbf*version")):
-        return "regular"
+        return "v2" if _v2_after_key(head) else "regular"
     if head.startswith(b"SLOW"):
         if len(head) < 6:
             raise TraceFormatError(
