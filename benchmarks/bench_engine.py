@@ -15,16 +15,50 @@ timings (load, calls, profile, output; wall and CPU seconds).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import OUT, Run, machine, median_seconds, mib, run
+from harness import OUT, machine, mib
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One run: wall and CPU (user + system) seconds, peak RSS bytes, status, stderr."""
+
+    seconds: float
+    cpu: float
+    peak_rss: int
+    status: int
+    stderr: str
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> Timed:
+    """Run `cmd` (stdout discarded); wall time, and CPU time and peak RSS from wait4."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    return Timed(
+        seconds,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss * 1024,
+        os.waitstatus_to_exitcode(status),
+        err.decode(errors="replace"),
+    )
+
 
 PHASE = re.compile(r"(\w+)=([\d.]+)s/([\d.]+)cpu")
 
@@ -47,7 +81,7 @@ def trace_path(records: int, threads: int) -> Path:
     return path
 
 
-def phases(runs: list[Run]) -> str:
+def phases(runs: list[Timed]) -> str:
     """Median wall/CPU seconds of each phase named in the runs' TRACEVIEW_TIMINGS lines."""
     found: dict[str, list[tuple[float, float]]] = {}
     for r in runs:
@@ -74,7 +108,7 @@ def main(argv: list[str]) -> int:
     for records in args.records:
         path = trace_path(records, args.threads)
         size = path.stat().st_size
-        results: dict[str, list[Run]] = {"traceview -r": [], "dmtracedump": []}
+        results: dict[str, list[Timed]] = {"traceview -r": [], "dmtracedump": []}
         for _ in range(args.rounds):
             results["traceview -r"].append(run([*ours, str(path)], env={"TRACEVIEW_TIMINGS": "1"}))
             if dmt:
@@ -84,7 +118,9 @@ def main(argv: list[str]) -> int:
             if bad:
                 print(f"{name} failed: {bad[0].stderr.strip()[:300]}")
                 return 1
-        t_ours = median_seconds(results["traceview -r"])
+        med = statistics.median
+        t_ours = med(r.seconds for r in results["traceview -r"])
+        c_ours = med(r.cpu for r in results["traceview -r"])
         rss_ours = max(r.peak_rss for r in results["traceview -r"])
         print(
             f"{records:,} records, {args.threads} threads, {mib(size)} ({path.name}), "
@@ -94,10 +130,14 @@ def main(argv: list[str]) -> int:
             f"  traceview -r  {t_ours:6.2f} s  peak {mib(rss_ours)} ({rss_ours / size:.2f}x file)"
         )
         if dmt:
-            t_dmt = median_seconds(results["dmtracedump"])
+            t_dmt = med(r.seconds for r in results["dmtracedump"])
+            c_dmt = med(r.cpu for r in results["dmtracedump"])
             rss_dmt = max(r.peak_rss for r in results["dmtracedump"])
-            print(f"  dmtracedump   {t_dmt:6.2f} s  peak {mib(rss_dmt)}")
-            print(f"  ratio ours/dmtracedump {t_ours / t_dmt:.2f} (target <= 1.0)")
+            print(f"  dmtracedump   {t_dmt:6.2f} s wall  {c_dmt:6.2f} s cpu  peak {mib(rss_dmt)}")
+            print(
+                f"  ratio ours/dmtracedump: wall {t_ours / t_dmt:.2f}, cpu {c_ours / c_dmt:.2f}"
+                " (target <= 1.0)"
+            )
         print(f"  phases (median): {phases(results['traceview -r'])}")
     return 0
 
