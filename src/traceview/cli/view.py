@@ -67,7 +67,9 @@ def load_with_progress(path: str, console: Console) -> Session:
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on (host, port); port 0 picks a free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only when the listener
+    # says TCP; without it keep-alive responses wait ~40 ms for delayed ACKs (Nagle)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(128)

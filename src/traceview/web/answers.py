@@ -259,7 +259,7 @@ def flame_answer(s: Session, kind: str, q: Query) -> Json:
     """
     from traceview.analysis.flame import flame  # lazy: only this view needs the call tree
 
-    calls = s.filtered(q.mycode)
+    calls = s.selection(q)
     if q.time_range is not None:
         lo, hi = q.time_range
         start, end = calls.start(s.timeline_clock), calls.end(s.timeline_clock)

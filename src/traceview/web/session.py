@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable, build_calls
-from traceview.analysis.mycode import keep_packages, parse_prefixes
+from traceview.analysis.mycode import keep_packages, parse_prefixes, select_rows
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.timeline import Timeline
 from traceview.model import Trace
@@ -141,6 +141,34 @@ class Session:
                     self._filters.popitem(last=False)
             return hit
 
+    def selection(self, q: Query) -> CallTable:
+        """The calls a query looks at: "my code" folded, then cut to the calls of the selected
+        threads near the time range (those overlapping it, their ancestors, and the calls
+        holding the range's neighbouring events), so a narrow range stays cheap."""
+        calls = self.filtered(q.mycode)
+        if q.time_range is None:
+            return calls
+        rlo, rhi = q.time_range
+        clock = self.timeline_clock
+        threads = range(len(self.trace.threads)) if q.threads is None else q.threads
+        parts = []
+        for t in threads:
+            lo, hi = (int(x) for x in calls.thread_ranges[t])
+            if hi == lo:
+                continue
+            start = calls.start(clock, slice(lo, hi))
+            a = int(np.searchsorted(start, rlo, side="left"))
+            b = int(np.searchsorted(start, rhi, side="left"))
+            chain = []
+            row = lo + a - 1
+            while row >= lo:  # the last call starting before the range and its ancestors
+                chain.append(row)
+                row = int(calls.parent[row])
+            parts.append(np.array(chain[::-1], dtype=np.int64))
+            parts.append(np.arange(lo + a, min(lo + b + 1, hi), dtype=np.int64))
+        rows = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return select_rows(calls, rows)
+
     def profile(self, q: Query) -> Profile:
         """The profile of a query's selection on both clocks (cached per threads/range/mycode)."""
         key = (q.threads, q.time_range, q.mycode)
@@ -149,7 +177,7 @@ class Session:
             if hit is not None:
                 self._profiles.move_to_end(key)
                 return hit
-        prof = profile(self.filtered(q.mycode), threads=q.threads, time_range=q.time_range)
+        prof = profile(self.selection(q), threads=q.threads, time_range=q.time_range)
         with self.lock:
             self._profiles[key] = prof
             while len(self._profiles) > CACHE_FILTERS:

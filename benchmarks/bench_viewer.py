@@ -1,0 +1,159 @@
+"""Viewer latency on a generated 10M-record trace: start-up, first tiles, zoom/pan and ranges.
+
+    python benchmarks/bench_viewer.py [--records 10000000] [--requests 400] [--no-browser]
+
+Runs `traceview TRACE --no-browser` as a child process and times: start -> URL printed
+(server ready) -> the level-0 timeline tile of every thread answered -> (optionally) first
+paint in headless Chromium (`document.body.dataset.ready`). Then sends random zoom/pan tile
+requests, method highlights, call look-ups and range profiles (random threads and ranges),
+and prints p50/p95 ms and mean/max bytes per kind. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import machine
+from make_traces import trace_path
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def start_viewer(trace: Path) -> tuple[subprocess.Popen[str], str, float]:
+    """Start the viewer; return the process, its URL and the seconds until it printed it."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "traceview", str(trace), "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        m = re.search(r"serving at (http://\S+)", line)
+        if m:
+            return proc, m.group(1), time.perf_counter() - t0
+    raise SystemExit("the viewer exited before serving")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) of `values`, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+def timed(client: httpx.Client, url: str) -> tuple[float, int]:
+    """(ms, bytes) of one GET, which must succeed."""
+    t = time.perf_counter()
+    r = client.get(url)
+    ms = (time.perf_counter() - t) * 1000
+    r.raise_for_status()
+    return ms, len(r.content)
+
+
+def first_paint(url: str) -> float | None:
+    """Seconds from page load to the UI's ready flag in headless Chromium (None if unavailable)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        t = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function("document.body.dataset.ready === '1'", timeout=120_000)
+        seconds = time.perf_counter() - t
+        browser.close()
+    return seconds
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark and print one line per measurement."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--records", type=int, default=10_000_000)
+    ap.add_argument("--requests", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-browser", action="store_true", help="skip the Chromium first paint")
+    args = ap.parse_args(argv)
+    trace = trace_path(args.records)
+    print(f"machine: {machine()}")
+    print(f"trace: {trace.name}, {trace.stat().st_size / 1e6:.0f} MB")
+    proc, url, ready = start_viewer(trace)
+    rng = random.Random(args.seed)
+    try:
+        client = httpx.Client(base_url=url, trust_env=False, timeout=120)
+        info = client.get("/api/trace").json()
+        threads = [t for t in info["threads"] if t["calls"]]
+        t = time.perf_counter()
+        for th in threads:
+            client.get("/api/timeline", params={"thread": th["row"], "level": 0, "tile": 0})
+        first_tiles = ready + time.perf_counter() - t
+        print(f"start -> server ready: {ready:.2f} s")
+        print(f"start -> level-0 tiles of {len(threads)} threads answered: {first_tiles:.2f} s")
+        if not args.no_browser:
+            paint = first_paint(url)
+            if paint is not None:
+                print(f"page load -> first paint (headless Chromium): {paint:.2f} s")
+        span = info["time"]["end_us"]
+        n_methods = len(client.get("/api/methods").json()["label"])
+        weights = [th["calls"] for th in threads]
+        results: dict[str, list[tuple[float, int]]] = {
+            "tile": [],
+            "highlight": [],
+            "call": [],
+            "range profile": [],
+        }
+        for _ in range(args.requests):
+            th = rng.choices(threads, weights)[0]["row"]
+            level = rng.randint(0, 20)
+            tile = rng.randrange(1 << level)
+            results["tile"].append(
+                timed(client, f"/api/timeline?thread={th}&level={level}&tile={tile}")
+            )
+            m = rng.randrange(n_methods)
+            q = f"thread={th}&level={level}&tile={tile}"
+            results["highlight"].append(timed(client, f"/api/highlight/{m}?{q}"))
+        for _ in range(max(20, args.requests // 10)):
+            row = rng.randrange(sum(weights))
+            results["call"].append(timed(client, f"/api/call/{row}"))
+            a = rng.uniform(0, span)
+            b = min(span, a + span * 10 ** rng.uniform(-4, -1))
+            sel = ",".join(str(th["row"]) for th in rng.sample(threads, rng.randint(1, 4)))
+            results["range profile"].append(
+                timed(client, f"/api/profile?clock=wall&threads={sel}&t0={a:.3f}&t1={b:.3f}")
+            )
+        for kind, rows in results.items():
+            ms = [r[0] for r in rows]
+            size = [r[1] for r in rows]
+            print(
+                f"{kind:>14}: n={len(rows)} p50 {percentile(ms, 50):.1f} ms, "
+                f"p95 {percentile(ms, 95):.1f} ms, max {max(ms):.1f} ms; "
+                f"bytes mean {statistics.mean(size) / 1024:.1f} KiB, max {max(size) / 1024:.1f} KiB"
+            )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
