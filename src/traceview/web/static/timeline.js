@@ -1,18 +1,16 @@
 // Timeline panel: one canvas row per thread, calls as nested strips by depth drawn from LOD
 // tiles, with zoom/pan/range selection, method highlight, find matches and frame markers.
 
-import * as api from "./api.js";
+import { fillCallTip } from "./calltip.js";
 import { el, setChildren } from "./dom.js";
-import { fmtDuration, fmtTick, niceStep } from "./format.js";
+import { fmtDuration } from "./format.js";
+import { drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
+import { on, select, setRange, setThreads, state } from "./state.js";
+import { colors } from "./theme.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
-import { isMatch, label, methodColor, on, select, setRange, setThreads, shortName, state } from "./state.js";
-import { colors, textColorOn, faded } from "./theme.js";
 
-const STRIP = 15; // px per depth level
-const PAD = 3; // px above the strips
 const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
-const AXIS_H = 24;
 const MAX_DEPTH = 200;
 const COLLAPSED_DEPTH = 4; // levels shown by a collapsed thread row
 
@@ -268,157 +266,29 @@ export class Timeline {
       if (y > H || y + row.h < 0) continue;
       ctx.fillStyle = i % 2 ? c.alt : c.bg;
       ctx.fillRect(0, y, W, row.h);
-      this.drawFrames(ctx, row, y, c);
+      drawFrames(this, ctx, row, y, c);
       const done = new Set();
       for (let k = k0; k <= k1; k++) {
         const tile = this.tiles.tile(row.thread, level, k);
         if (!missing) missing = this.tiles.failure(row.thread, level, k);
         if (!tile || done.has(tile)) continue;
         done.add(tile);
-        this.drawTile(ctx, tile, row, y, c, W);
+        drawTile(this, ctx, tile, row, y, c, W);
       }
-      if (state.selected >= 0) this.drawHighlight(ctx, row, y, level, k0, k1, c);
+      if (state.selected >= 0) drawHighlight(this, ctx, row, y, level, k0, k1, c);
       ctx.fillStyle = c.grid;
       ctx.fillRect(0, y + row.h - 1, W, 1);
     }
-    this.drawRange(ctx, H, c);
-    if (missing) this.drawMissing(ctx, W, missing, c);
-    this.drawAxis(c);
+    drawRange(this, ctx, H, c);
+    if (missing) drawMissing(this, ctx, W, missing, c);
+    drawAxis(this, c);
   }
 
-  /** A short note when tiles of this zoom are not available (a report holds only some). */
-  drawMissing(ctx, W, note, c) {
-    const text = note.startsWith("Not available") ? "Finer detail at this zoom is not precomputed in this report" : note;
-    ctx.font = c.font;
-    const w = ctx.measureText(text).width + 12;
-    ctx.fillStyle = c.axisBg;
-    ctx.globalAlpha = 0.92;
-    ctx.fillRect(W - w - 6, 4, w, 18);
-    ctx.globalAlpha = 1;
-    ctx.fillStyle = c.text;
-    ctx.fillText(text, W - w, 13);
-  }
 
-  drawFrames(ctx, row, y, c) {
-    const f = state.frames;
-    if (!f || f.thread !== row.thread) return;
-    const calls = f.calls;
-    for (let i = 0; i < calls.start_us.length; i++) {
-      const x0 = this.x(calls.start_us[i]);
-      const x1 = this.x(calls.end_us[i]);
-      if (x1 < 0 || x0 > this.width()) continue;
-      ctx.fillStyle = c.frameBg;
-      ctx.fillRect(x0, y, Math.max(x1 - x0, 2), row.h);
-      ctx.fillStyle = c.frame;
-      ctx.fillRect(x0, y, Math.max(x1 - x0, 2), 2);
-    }
-  }
 
-  drawTile(ctx, tile, row, y, c, W) {
-    const scale = W / (this.view[1] - this.view[0]);
-    const v0 = this.view[0];
-    const m = tile.merged;
-    ctx.fillStyle = c.merged;
-    for (let i = 0; i < m.start.length; i++) {
-      if (m.depth[i] >= row.depth) continue;
-      const x0 = (m.start[i] - v0) * scale;
-      const x1 = (m.end[i] - v0) * scale;
-      if (x1 < 0 || x0 > W) continue;
-      ctx.fillRect(x0, y + PAD + m.depth[i] * STRIP + 2, Math.max(x1 - x0, 1), STRIP - 5);
-    }
-    const r = tile.rects;
-    const searching = state.matches !== null;
-    const charW = c.charW;
-    for (let i = 0; i < r.start.length; i++) {
-      const d = r.depth[i];
-      if (d >= row.depth) continue;
-      let x0 = (r.start[i] - v0) * scale;
-      let x1 = (r.end[i] - v0) * scale;
-      if (x1 < 0 || x0 > W) continue;
-      x0 = Math.max(x0, -2);
-      x1 = Math.min(x1, W + 2);
-      const w = Math.max(x1 - x0, 1);
-      const yy = y + PAD + d * STRIP;
-      const method = r.method[i];
-      const col = methodColor(method);
-      const dim = searching && !isMatch(method);
-      ctx.fillStyle = dim ? faded(col) : col;
-      ctx.fillRect(x0, yy, w, STRIP - 1);
-      if (w > 3 && !dim) {
-        ctx.fillStyle = c.edge;
-        ctx.fillRect(x0 + w - 1, yy, 1, STRIP - 1);
-      }
-      if (method === state.selected) {
-        ctx.strokeStyle = c.sel;
-        ctx.lineWidth = 2;
-        ctx.strokeRect(x0 + 1, yy + 1, Math.max(w - 2, 1), STRIP - 3);
-      }
-      if (w > 24) {
-        const n = Math.floor((w - 6) / charW);
-        if (n >= 3) {
-          let text = shortName(method);
-          if (text.length > n) text = text.slice(0, n - 1) + "…";
-          ctx.fillStyle = dim ? c.dimText : textColorOn(col);
-          ctx.fillText(text, Math.max(x0, 0) + 3, yy + STRIP / 2);
-        }
-      }
-    }
-  }
 
-  drawHighlight(ctx, row, y, level, k0, k1, c) {
-    ctx.fillStyle = c.sel;
-    const yy = y + PAD + row.depth * STRIP + 1;
-    for (let k = k0; k <= k1; k++) {
-      const h = this.tiles.highlight(state.selected, row.thread, level, k);
-      if (!h) continue;
-      for (let i = 0; i < h.start.length; i++) {
-        const x0 = this.x(h.start[i]);
-        const x1 = this.x(h.end[i]);
-        if (x1 < 0 || x0 > this.width()) continue;
-        ctx.fillRect(x0, yy, Math.max(x1 - x0, 1.5), 3);
-      }
-    }
-  }
 
-  drawRange(ctx, H, c) {
-    const r = this.drag && this.drag.mode === "range" ? this.drag.range : state.range;
-    if (!r) return;
-    const x0 = this.x(r[0]);
-    const x1 = this.x(r[1]);
-    ctx.fillStyle = c.shade;
-    ctx.fillRect(0, 0, Math.max(0, x0), H);
-    ctx.fillRect(x1, 0, Math.max(0, this.width() - x1), H);
-    ctx.fillStyle = c.rangeEdge;
-    ctx.fillRect(x0, 0, 1, H);
-    ctx.fillRect(x1, 0, 1, H);
-  }
 
-  drawAxis(c) {
-    const W = this.width();
-    const ctx = this.size(this.axis, W, AXIS_H);
-    ctx.fillStyle = c.axisBg;
-    ctx.fillRect(0, 0, W, AXIS_H);
-    const base = state.trace.time.start_us;
-    const usPerPx = (this.view[1] - this.view[0]) / W;
-    const step = niceStep(usPerPx, 100);
-    ctx.font = c.font;
-    ctx.textBaseline = "middle";
-    ctx.fillStyle = c.text;
-    const first = Math.ceil((this.view[0] - base) / step) * step;
-    for (let v = first; base + v <= this.view[1]; v += step) {
-      const x = Math.round(this.x(base + v)) + 0.5;
-      ctx.fillRect(x, AXIS_H - 7, 1, 7);
-      ctx.fillText(fmtTick(v, step), x + 3, AXIS_H / 2 - 2);
-    }
-    const d = this.drag;
-    const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : state.range;
-    if (r) {
-      ctx.fillStyle = c.rangeFill;
-      ctx.fillRect(this.x(r[0]), 0, this.x(r[1]) - this.x(r[0]), AXIS_H);
-    }
-    const clock = state.trace.timeline_clock === "cpu" ? "thread CPU" : "wall";
-    this.corner.textContent = fmtDuration(this.view[1] - this.view[0]) + " · " + clock;
-  }
 
   onWheel(e) {
     e.preventDefault();
@@ -540,7 +410,7 @@ export class Timeline {
     const key = hit.merged ? "m" + hit.start : "c" + hit.call;
     if (this.tipKey !== key) {
       this.tipKey = key;
-      this.fillTip(hit);
+      fillCallTip(this, hit);
     }
     const rootRect = this.root.getBoundingClientRect();
     let left = e.clientX - rootRect.left + 14;
@@ -555,42 +425,4 @@ export class Timeline {
     this.tipKey = null;
   }
 
-  fillTip(hit) {
-    const gen = ++this.tipGen;
-    const base = state.trace.time.start_us;
-    if (hit.merged) {
-      setChildren(
-        this.tip,
-        el("div", { class: "tip-title" }, hit.count + " calls too short to draw at this zoom"),
-        el("div", null, "from " + fmtDuration(hit.start - base) + " to " + fmtDuration(hit.end - base) + "; zoom in to see them"),
-      );
-      return;
-    }
-    const lines = el("div", { class: "tip-grid" }, "loading…");
-    setChildren(
-      this.tip,
-      el("div", { class: "tip-title" }, label(hit.method)),
-      el("div", null, "start " + fmtDuration(hit.start - base) + " · duration " + fmtDuration(hit.end - hit.start)),
-      lines,
-    );
-    api.get("/api/call/" + hit.call).then(
-      (call) => {
-        if (gen !== this.tipGen) return;
-        const row = (name, incl, excl) =>
-          incl === null || incl === undefined ? [] : [el("span", null, name), el("span", null, "incl " + fmtDuration(incl)), el("span", null, "excl " + fmtDuration(excl))];
-        const cells = [
-          ...row("CPU", call.incl_cpu_us, call.excl_cpu_us),
-          ...row("Real", call.incl_wall_us, call.excl_wall_us),
-        ];
-        if (call.off_cpu_us !== null && call.off_cpu_us !== undefined) {
-          cells.push(el("span", null, "Off-CPU"), el("span", null, fmtDuration(call.off_cpu_us)), el("span"));
-        }
-        setChildren(lines, cells);
-        if (call.flags && call.flags.length) lines.after(el("div", { class: "tip-flags" }, call.flags.join(", ")));
-      },
-      (err) => {
-        if (gen === this.tipGen) setChildren(lines, api.failureNote(err));
-      },
-    );
-  }
 }
