@@ -87,16 +87,20 @@ def pair_thread(
     level += s
     level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
     ix: Any = np.int32 if m < 2**31 - 1 else np.int64  # positions in this thread
-    ep = np.flatnonzero(is_enter).astype(ix)  # enter records = rows s.. in order
-    xq = np.flatnonzero(~is_enter).astype(ix)  # exit records
+    ep = np.flatnonzero(is_enter).astype(ix, copy=False)  # enter records = rows s.. in order
+    xq = np.flatnonzero(~is_enter).astype(ix, copy=False)  # exit records
     n = s + len(ep)
     lv_e = level[ep]
     lv_x = level[xq]
     del level
     top = max(int(lv_e.max()) if len(ep) else 0, int(lv_x.max()) if len(xq) else 0)
     small = top <= 0xFFFF
-    perm_e: Arr = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable").astype(ix)
-    perm_x: Arr = np.argsort(lv_x.astype(np.uint16) if small else lv_x, kind="stable").astype(ix)
+    perm_e: Arr = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable").astype(
+        ix, copy=False
+    )
+    perm_x: Arr = np.argsort(lv_x.astype(np.uint16) if small else lv_x, kind="stable").astype(
+        ix, copy=False
+    )
     start_e: Arr = np.zeros(top + 2, dtype=ix)
     np.cumsum(np.bincount(lv_e, minlength=top + 1), out=start_e[1:])
     start_x: Arr = np.zeros(top + 2, dtype=ix)
@@ -116,7 +120,9 @@ def pair_thread(
     sorted_rows: Arr = perm_e  # rows of the enters in (level, row) order
     sorted_rows += s
     del perm_e
-    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1).astype(ix)
+    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1).astype(
+        ix, copy=False
+    )
     del idx, ok
     if s:
         exit_pos[:s] = xq[perm_x[start_x[:s]]]
