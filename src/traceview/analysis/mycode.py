@@ -74,7 +74,7 @@ def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
     # depth of row j = its ancestors = j - #{k: subtree_end[k] <= j}
     closed = np.cumsum(np.bincount(new_end, minlength=m + 1))[:m]
     depth = (np.arange(m, dtype=np.int64) - closed).astype(np.int32)
-    return CallTable(
+    table = CallTable(
         trace=calls.trace,
         method=calls.method[kept],
         depth=depth,
@@ -86,6 +86,7 @@ def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
         thread_ranges=cum[calls.thread_ranges],
         diagnostics=list(calls.diagnostics),
     )
+    return _share_thread_events(calls, table)
 
 
 def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
@@ -99,7 +100,7 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
     par = calls.parent[rows].astype(np.int64)
     new_parent = np.where(par >= 0, np.searchsorted(rows, np.maximum(par, 0)), -1)
     new_end = np.searchsorted(rows, calls.subtree_end[rows].astype(np.int64), side="left")
-    return CallTable(
+    table = CallTable(
         trace=calls.trace,
         method=calls.method[rows],
         depth=calls.depth[rows],
@@ -111,3 +112,16 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
         thread_ranges=np.searchsorted(rows, calls.thread_ranges, side="left").astype(np.int64),
         diagnostics=list(calls.diagnostics),
     )
+    return _share_thread_events(calls, table)
+
+
+def _share_thread_events(source: CallTable, table: CallTable) -> CallTable:
+    """Give `table` the first/last event of each thread already found for `source`.
+
+    Both tables read the same events, so the (cached) per-thread event bounds are equal;
+    recomputing them scans every event of the trace (~0.7 s at 10M records) per filter.
+    """
+    cached = source.__dict__.get("_thread_events")
+    if cached is not None:
+        table.__dict__["_thread_events"] = cached
+    return table

@@ -166,7 +166,8 @@ class Session:
                 row = int(calls.parent[row])
             parts.append(np.array(chain[::-1], dtype=np.int64))
             parts.append(np.arange(lo + a, min(lo + b + 1, hi), dtype=np.int64))
-        rows = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        # already sorted and distinct: threads in row order, each chain below its window
+        rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return select_rows(calls, rows)
 
     def profile(self, q: Query) -> Profile:
