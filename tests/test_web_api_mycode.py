@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tracebuild import make_trace
 
+from tracebuild import make_trace
 from traceview.analysis.calls import build_calls
 from traceview.analysis.frames import frame_calls
 from traceview.analysis.mycode import keep_packages, method_mask, parse_prefixes
