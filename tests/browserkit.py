@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import importlib.util
 import threading
 import time
@@ -157,6 +158,7 @@ def fetch_json(viewer: Viewer, path: str) -> Any:
     return httpx.get(viewer.url.rstrip("/") + path, timeout=30).json()
 
 
+@functools.cache
 def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     """(method row, inclusive ns) of every method with inclusive time on `clock`, most first,
     straight from the engine (`traceview.analysis.profile`), ties by method row."""

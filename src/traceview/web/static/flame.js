@@ -88,9 +88,11 @@ export class FlameGraph {
     if (this.thread !== "sel") extra.threads = this.thread;
     const gen = ++this.gen;
     setChildren(this.msg, note("loading…"));
+    this.root.classList.add("busy");
     api.get("/api/flame", queryParams(extra)).then(
       (data) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         this.data = data;
         this.zoom = null;
         setChildren(this.msg);
@@ -100,6 +102,7 @@ export class FlameGraph {
       },
       (err) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         this.data = null;
         setChildren(this.msg, note(api.failureNote(err)));
         this.draw();

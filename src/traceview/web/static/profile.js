@@ -73,9 +73,11 @@ export class ProfileTable {
     }
     const gen = ++this.gen;
     this.banner.hidden = true;
+    this.root.classList.add("busy");
     api.get("/api/profile", queryParams()).then(
       (data) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         this.data = data;
         this.rank = new Map(data.methods.method.map((m, i) => [m, i]));
         for (const m of this.expanded.keys()) this.fetchRelations(m);
@@ -84,6 +86,7 @@ export class ProfileTable {
       },
       (err) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         this.data = null;
         this.banner.hidden = false;
         this.banner.textContent = api.failureNote(err);

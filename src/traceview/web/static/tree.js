@@ -63,9 +63,11 @@ export class CallTree {
     this.dirty = false;
     const gen = ++this.gen;
     setChildren(this.msg, note("loading…"));
+    this.root.classList.add("busy");
     api.get("/api/flame", queryParams({ kind: this.kind })).then(
       (data) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         setChildren(this.msg);
         this.data = data;
         const N = data.nodes;
@@ -79,6 +81,7 @@ export class CallTree {
       },
       (err) => {
         if (gen !== this.gen) return;
+        this.root.classList.remove("busy");
         this.data = null;
         setChildren(this.msg, note(api.failureNote(err)));
         this.flatten();
