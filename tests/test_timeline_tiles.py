@@ -145,3 +145,26 @@ def test_tile_size_is_bounded(monkeypatch) -> None:
     tl = make(random_calls(2000, 5, threads=1))
     t = tl.tile(0, 0, 0)
     assert len(t.rect_call) <= 50 and len(t.merged_depth) <= 50 and t.truncated
+
+
+def test_tiles_of_a_generated_trace(monkeypatch) -> None:
+    from traceview.web.session import Session
+    from traceview.writer import generate
+
+    trace = generate(records=20_000, threads=2, seed=9)
+    trace.validate()
+    session = Session(trace)
+    session.calls.validate()
+    tl = session.timeline()
+    clock = session.timeline_clock
+    cols = SimpleNamespace(
+        start=session.calls.start(clock),
+        end=session.calls.end(clock),
+        depth=session.calls.depth,
+        thread_ranges=session.calls.thread_ranges,
+    )
+    for thread in range(tl.threads):
+        for level, tile in [(0, 0), (4, 7), (10, 513)]:
+            got = answered(tl, thread, level, tile)
+            assert got == reference(cols, tl, thread, level, tile)
+            assert got[2] + len(got[0]) >= 0
