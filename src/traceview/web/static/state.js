@@ -147,7 +147,7 @@ export function shortName(method) {
   const m = state.methods;
   if (!m || method < 0) return "";
   const cls = String(m.class[method] || "");
-  const simple = cls.slice(cls.lastIndexOf(".") + 1);
+  const simple = cls.slice(Math.max(cls.lastIndexOf("."), cls.lastIndexOf("/")) + 1); // Dalvik: a/b/C
   return simple ? simple + "." + m.name[method] : String(m.name[method] || m.label[method]);
 }
 
