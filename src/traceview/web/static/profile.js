@@ -17,13 +17,13 @@ const GROUPS = [
 // key, title, width, clock needed ("cpu" | "wall" | "both" | null), profile column
 const COLUMNS = [
   ["name", "Name", "minmax(380px, 1fr)", null, null],
-  ["incl_cpu_pct", "Incl CPU %", "56px", "cpu", "incl_cpu_us"],
+  ["incl_cpu_pct", "Incl CPU %", "62px", "cpu", "incl_cpu_us"],
   ["incl_cpu", "Incl CPU ms", "86px", "cpu", "incl_cpu_us"],
-  ["excl_cpu_pct", "Excl CPU %", "56px", "cpu", "excl_cpu_us"],
+  ["excl_cpu_pct", "Excl CPU %", "62px", "cpu", "excl_cpu_us"],
   ["excl_cpu", "Excl CPU ms", "86px", "cpu", "excl_cpu_us"],
-  ["incl_wall_pct", "Incl Real %", "56px", "wall", "incl_wall_us"],
+  ["incl_wall_pct", "Incl Real %", "62px", "wall", "incl_wall_us"],
   ["incl_wall", "Incl Real ms", "86px", "wall", "incl_wall_us"],
-  ["excl_wall_pct", "Excl Real %", "56px", "wall", "excl_wall_us"],
+  ["excl_wall_pct", "Excl Real %", "62px", "wall", "excl_wall_us"],
   ["excl_wall", "Excl Real ms", "86px", "wall", "excl_wall_us"],
   ["off_cpu", "Off-CPU ms", "86px", "both", "off_cpu_us"],
   ["calls", "Calls+Rec, Calls/Total", "96px", null, "calls"],
