@@ -127,7 +127,8 @@ def main(argv: list[str]) -> int:
             f"TRACEVIEW_WORKERS={args.workers}"
         )
         print(
-            f"  traceview -r  {t_ours:6.2f} s  peak {mib(rss_ours)} ({rss_ours / size:.2f}x file)"
+            f"  traceview -r  {t_ours:6.2f} s wall  {c_ours:6.2f} s cpu  peak {mib(rss_ours)}"
+            f" ({rss_ours / size:.2f}x file)"
         )
         if dmt:
             t_dmt = med(r.seconds for r in results["dmtracedump"])
