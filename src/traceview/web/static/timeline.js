@@ -254,6 +254,7 @@ export class Timeline {
     ctx.font = c.font;
     ctx.textBaseline = "middle";
     let missing = null;
+    let cut = false;
     for (const [i, row] of this.rows.entries()) {
       const y = row.y - top;
       // keep the thread name in view while a tall row is scrolled past its top
@@ -273,6 +274,7 @@ export class Timeline {
         if (!missing) missing = this.tiles.failure(row.thread, level, k);
         if (!tile || done.has(tile)) continue;
         done.add(tile);
+        if (tile.truncated) cut = true;
         drawTile(this, ctx, tile, row, y, c, W);
       }
       if (state.selected >= 0) drawHighlight(this, ctx, row, y, level, k0, k1, c);
@@ -281,6 +283,7 @@ export class Timeline {
     }
     drawRange(this, ctx, H, c);
     if (missing) drawMissing(this, ctx, W, missing, c);
+    else if (cut) drawMissing(this, ctx, W, "Some deep calls are left out at this zoom: zoom in to see them", c);
     drawAxis(this, c);
   }
 
