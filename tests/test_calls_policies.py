@@ -7,6 +7,7 @@ import numpy as np
 
 import traceview
 from conftest import corpus_path
+from engine_reference import reference_calls
 from tracebuild import make_trace
 from traceview.analysis.calls import (
     FORCED_EXIT,
@@ -17,6 +18,7 @@ from traceview.analysis.calls import (
     CallTable,
     build_calls,
 )
+from traceview.model import Trace
 
 
 def labels(calls: CallTable) -> list[tuple[int, str]]:
@@ -189,3 +191,48 @@ def test_exception_trace_has_three_unrolls() -> None:
     calls = build_calls(t)
     calls.validate()
     assert int(np.count_nonzero(calls.flags & UNROLL)) == 3
+
+
+def _same_as_reference(trace: Trace) -> None:
+    calls = build_calls(trace)
+    calls.validate()
+    ref = reference_calls(trace)
+    assert calls.method.tolist() == [c.method for c in ref]
+    assert calls.parent.tolist() == [c.parent for c in ref]
+    assert calls.exit_event.tolist() == [c.exit_event for c in ref]
+    assert calls.flags.tolist() == [c.flags for c in ref]
+
+
+def test_many_threads_and_thread_grouped_files() -> None:
+    # > 64 threads takes the one-sort path; a file grouped by thread takes the slicing path
+    events = []
+    for tid in range(1, 71):
+        events += [(tid, "enter", "a.A.f", 0, 0), (tid, "enter", "a.A.g", 1, 1)]
+        events += [(tid, "exit", "a.A.g", 2, 2)]
+        if tid % 3:
+            events.append((tid, "exit", "a.A.f", 3, 4))
+    _same_as_reference(make_trace(events))
+    interleaved = sorted(events, key=lambda e: (e[3], e[0]))
+    _same_as_reference(make_trace(interleaved))
+    _same_as_reference(make_trace(events[: 4 * 10]))
+
+
+def test_stacks_deeper_than_65535_levels() -> None:
+    depth = 70_000
+    rows = np.arange(2 * depth)
+    enter = rows < depth
+    trace = make_trace([(1, "enter", "a.A.f", 0, 0)])
+    ev = trace.events
+    trace.events = type(ev)(
+        thread=np.zeros(2 * depth, dtype=ev.thread.dtype),
+        method=np.zeros(2 * depth, dtype=np.int32),
+        action=np.where(enter, 0, 1).astype(np.uint8),
+        cpu=rows.astype(np.int64),
+        wall=rows.astype(np.int64),
+    )
+    trace.validate()
+    calls = build_calls(trace)
+    calls.validate()
+    assert int(calls.depth.max()) == depth - 1
+    assert int(np.count_nonzero(calls.flags & RECURSIVE)) == depth - 1
+    assert calls.parent[-1] == depth - 2

@@ -193,7 +193,7 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
     wide = (int(lvl[-1]) + 1) * (n + 1) >= 2**31
     block: Arr = lvl.astype(np.int64 if wide else np.int32)
     block *= n + 1
-    val = np.where(first_child, sorted_rows, seed[lvl])
+    val = np.where(first_child, sorted_rows, seed[lvl]).astype(block.dtype, copy=False)
     val += block
     np.maximum.accumulate(val, out=val)
     val -= block
