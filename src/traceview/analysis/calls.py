@@ -206,8 +206,8 @@ class CallTable:
 def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     """Reconstruct every call of `trace` (see the module docstring for the policies).
 
-    Threads are paired independently, on up to `workers` OS threads (default: the CPU
-    count, at most 4; numpy releases the GIL in the heavy steps); the result does not depend
+    Threads are paired independently, on `workers` OS threads (default 1, or
+    TRACEVIEW_WORKERS; numpy releases the GIL in the heavy steps); the result does not depend
     on it.
     """
     ev = trace.events
