@@ -242,7 +242,7 @@ def _thread_profile(
     if keep is not None:
         key = key[keep]
     space = (u + 1) * 2 * u * 2
-    if space <= max(4 * (hi - lo), 1 << 20):
+    if space <= 2 * (hi - lo) + 4096:  # dense counting when the key space is small
         edge_calls_dense = np.bincount(key, minlength=space)
         uniq = np.flatnonzero(edge_calls_dense)
         edge_calls = edge_calls_dense[uniq].astype(np.int64)
