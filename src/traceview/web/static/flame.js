@@ -97,7 +97,7 @@ export class FlameGraph {
         this.zoom = null;
         setChildren(this.msg);
         const n = data.nodes.method.length;
-        this.info.textContent = n + " frames, total " + fmtDuration(data.total) + (data.dropped ? ", " + data.dropped + " narrow frames not drawn" : "");
+        this.info.textContent = n + " frames, total " + fmtDuration(data.total) + (data.dropped ? ", " + data.dropped + " narrow frames not drawn" : "") + (data.truncated ? ", deepest levels cut" : "");
         this.draw();
       },
       (err) => {

@@ -61,8 +61,10 @@ export class FrameBudget {
     const c = d.calls;
     const n = c.call.length;
     const t = d.thread !== null && d.thread !== undefined ? state.trace.threads[d.thread] : null;
+    const kinds = { doFrame: "Choreographer.doFrame calls", dispatch: "message dispatches", toplevel: "top-level calls" };
+    const of = d.frames !== undefined ? " of " + d.frames + " " + (kinds[d.kind] || "calls") : "";
     this.info.textContent = t
-      ? n + " call" + (n === 1 ? "" : "s") + " over " + fmtDuration(d.budget_us) + " on " + t.label + (d.truncated ? " (list cut)" : "")
+      ? n + of + " over " + fmtDuration(d.budget_us) + " on " + t.label + (d.clock ? " (" + (d.clock === "cpu" ? "thread CPU" : "wall") + ")" : "") + (d.truncated ? " (list cut)" : "")
       : "No main thread found in this trace.";
     const idx = [...Array(n).keys()];
     // a clock the trace lacks is a null column: the length is the one present
