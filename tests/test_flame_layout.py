@@ -98,3 +98,21 @@ def test_bad_kind() -> None:
     trace.validate()
     with pytest.raises(ValueError):
         flame(build_calls(trace), "sideways")
+
+
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_bottom_up_from_the_merged_tree_equals_bottom_up_from_calls(clock: str) -> None:
+    from traceview.analysis.calltree import bottom_up
+    from traceview.analysis.flame import layout
+
+    trace = generate(records=20_000, threads=2, seed=5)
+    trace.validate()
+    calls = build_calls(trace)
+    fast = flame(calls, "bottomup", clock, min_fraction=0)
+    direct = layout(bottom_up(calls), "bottomup", clock, 0)
+
+    def rows(f: FlameLayout) -> list[tuple[int, ...]]:
+        cols = (f.depth, f.method, f.x, f.width, f.calls, f.self_time)
+        return sorted(zip(*(c.tolist() for c in cols), strict=True))
+
+    assert rows(fast) == rows(direct)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -55,13 +56,62 @@ def flame(
     min_fraction: float = MIN_FRACTION,
 ) -> FlameLayout:
     """The merged call tree of `threads` laid out on `clock` (default: the first clock)."""
+    return flame_of_tree(top_down(calls, threads), kind, clock, min_fraction)
+
+
+def flame_of_tree(
+    tree: CallTree,
+    kind: str = "graph",
+    clock: str | None = None,
+    min_fraction: float = MIN_FRACTION,
+) -> FlameLayout:
+    """Lay out a top-down tree (from `calltree.top_down`) as `kind` on `clock`.
+
+    The bottom-up tree is `calltree.bottom_up` run over the top-down tree's nodes instead of
+    every call: a node's upward method path is the path of each of its calls, so the sums are
+    the same, and the (small) merged tree is far cheaper to walk than millions of calls.
+    """
     if kind not in KINDS:
         raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
-    c = clock or calls.clocks[0]
-    if c not in calls.clocks:
+    c = clock or tree.clocks[0]
+    if c not in tree.clocks:
         raise KeyError(f"this trace has no {c} clock")
-    tree = bottom_up(calls, threads) if kind == "bottomup" else top_down(calls, threads)
+    if kind == "bottomup":
+        up = bottom_up(cast(CallTable, _TreeAsCalls(tree)))
+        counts = up.incl[_COUNT]
+        tree = CallTree(
+            trace=up.trace,
+            clocks=tree.clocks,
+            parent=up.parent,
+            method=up.method,
+            depth=up.depth,
+            calls=counts,
+            incl={k: v for k, v in up.incl.items() if k != _COUNT},
+            excl={k: v for k, v in up.excl.items() if k != _COUNT},
+        )
     return layout(tree, kind, c, min_fraction)
+
+
+_COUNT = "#calls"  # a pseudo-clock carrying call counts through `bottom_up`
+
+
+class _TreeAsCalls:
+    """A merged top-down tree seen as a call table by `calltree.bottom_up`: one "call" per
+    node, its exclusive time the node's, and the node's call count as one more clock."""
+
+    def __init__(self, tree: CallTree) -> None:
+        self.trace = tree.trace
+        self.clocks = (*tree.clocks, _COUNT)
+        self.method = tree.method
+        self.parent = tree.parent
+        self.thread_ranges = np.array([[0, len(tree)]], dtype=np.int64)
+        self._tree = tree
+
+    def __len__(self) -> int:
+        return len(self._tree)
+
+    def excl(self, clock: str) -> I64:
+        return self._tree.calls if clock == _COUNT else self._tree.excl[clock]
 
 
 def layout(

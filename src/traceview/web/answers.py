@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.flame import flame_of_tree
 from traceview.analysis.frames import frame_calls
-from traceview.analysis.mycode import keep_calls
 from traceview.analysis.profile import Profile, Relatives
 from traceview.web.payload import (
     PALETTE,
@@ -257,14 +257,7 @@ def flame_answer(s: Session, kind: str, q: Query) -> Json:
 
     With t0/t1 the tree merges the calls that overlap the range, each with its whole time.
     """
-    from traceview.analysis.flame import flame  # lazy: only this view needs the call tree
-
-    calls = s.selection(q)
-    if q.time_range is not None:
-        lo, hi = q.time_range
-        start, end = calls.start(s.timeline_clock), calls.end(s.timeline_clock)
-        calls = keep_calls(calls, (start < hi) & ((end > lo) | ((start == end) & (start >= lo))))
-    fl = flame(calls, kind, q.clock, q.threads)
+    fl = flame_of_tree(s.tree(q), kind, q.clock)
     rows = np.arange(len(fl.method))
     truncated = False
     if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit

@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable, build_calls
-from traceview.analysis.mycode import keep_packages, parse_prefixes, select_rows
+from traceview.analysis.calltree import CallTree, top_down
+from traceview.analysis.mycode import keep_calls, keep_packages, parse_prefixes, select_rows
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.timeline import Timeline
 from traceview.model import Trace
@@ -63,6 +64,7 @@ class Session:
         self._timeline: Timeline | None = None
         self._profiles: OrderedDict[tuple[object, ...], Profile] = OrderedDict()
         self._excl: dict[str, I64] = {}
+        self._trees: OrderedDict[tuple[object, ...], CallTree] = OrderedDict()
         self._colors: I64 | None = None
 
     @classmethod
@@ -184,6 +186,29 @@ class Session:
             while len(self._profiles) > CACHE_FILTERS:
                 self._profiles.popitem(last=False)
         return prof
+
+    def tree(self, q: Query) -> CallTree:
+        """The top-down merged tree of a query's selection (cached per threads/range/mycode).
+
+        With a time range it merges the calls overlapping the range, each with its whole time.
+        """
+        key = ("tree", q.threads, q.time_range, q.mycode)
+        with self.lock:
+            hit = self._trees.get(key)
+        if hit is not None:
+            return hit
+        calls = self.selection(q)
+        if q.time_range is not None:
+            lo, hi = q.time_range
+            start, end = calls.start(self.timeline_clock), calls.end(self.timeline_clock)
+            overlap = (start < hi) & ((end > lo) | ((start == end) & (start >= lo)))
+            calls = keep_calls(calls, overlap)
+        built = top_down(calls, q.threads)
+        with self.lock:
+            self._trees[key] = built
+            while len(self._trees) > CACHE_FILTERS:
+                self._trees.popitem(last=False)
+        return built
 
     def excl(self, clock: str, build: bool = True) -> I64 | None:
         """Exclusive ns of every call on `clock` (cached; None if not built and not `build`)."""
