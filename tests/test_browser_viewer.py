@@ -73,6 +73,9 @@ def test_threads_and_table_match_the_engine(page: Any, viewer: Viewer, demo: Pat
     col = 2 if clock == "cpu" else 6  # Incl CPU ms / Incl Real ms (both clocks shown)
     first = table_cells(page, 0)
     assert float(first[col]) == pytest.approx(ranking[0][1] / 1e6, abs=1e-3)
+    # virtualised: only the rows in view (plus a margin) are in the DOM
+    rendered = page.locator("#tab-profile .pt-row.method").count()
+    assert rendered < min(len(ranking), 100) or len(ranking) < 60
     shot(page, "viewer-demo")
 
 
