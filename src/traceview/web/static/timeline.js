@@ -356,6 +356,7 @@ export class Timeline {
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
     if (this.single !== null && document.activeElement !== this.canvas) return;
     const active = document.activeElement;
+    if (active && active.closest && active.closest(".pt-scroll")) return; // keys of a table
     if (this.single === null && active && active.classList.contains("tl-canvas") && active !== this.canvas) return;
     const [v0, v1] = this.view;
     const w = v1 - v0;
