@@ -93,3 +93,15 @@ def test_report_notes_what_is_not_precomputed(page: Any) -> None:
     banner.wait_for(state="visible")
     assert "static report" in (banner.text_content() or "")
     shot(page, "report-note")
+
+
+def test_report_refuses_dropped_files(page: Any) -> None:
+    page.evaluate(
+        """() => {
+            const dt = new DataTransfer();
+            dt.items.add(new File([new Uint8Array([1, 2, 3])], 'x.trace'));
+            document.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true}));
+        }"""
+    )
+    page.wait_for_selector("#error:not([hidden])")
+    assert "static report" in (page.locator("#error").text_content() or "")
