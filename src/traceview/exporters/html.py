@@ -75,8 +75,11 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
 
 
 def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
-    """Add timeline tiles (all threads, level by level) and their rects' calls; return the
-    number of complete levels."""
+    """Add timeline tiles level by level (all tiles of a thread at a level, or none) and the
+    calls of their rects, while the budget lasts; return the number of complete levels.
+
+    The last level may hold only some threads: the UI draws coarser tiles where one is missing.
+    """
     tl = session.timeline()
     used = 0
     call_used = 0
@@ -85,30 +88,25 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     for clock in session.clocks:
         session.excl(clock)
     while level <= 40 and threads:
-        batch: list[tuple[str, dict[str, Any], int]] = []
         done: set[int] = set()  # threads whose every call is already a rect at this level
         for t in threads:
-            empty = True
-            for k in range(1 << level):
-                ans = answers.timeline_answer(session, t, level, k)
-                size = len(encode(ans))
-                if used + size > budget:
-                    return level
-                used += size
+            tiles = [answers.timeline_answer(session, t, level, k) for k in range(1 << level)]
+            size = sum(len(encode(ans)) for ans in tiles)
+            if used + size > budget:
+                return level
+            used += size
+            for k, ans in enumerate(tiles):
                 params = {"thread": str(t), "level": str(level), "tile": str(k)}
-                batch.append((request_key("/api/timeline", params), ans, size))
-                empty = empty and not ans["merged"]["depth"]
-            if empty:
+                out[request_key("/api/timeline", params)] = ans
+                for row in ans["rects"]["call"]:
+                    ck = f"/api/call/{row}"
+                    if ck in out or call_used > CALL_BUDGET:
+                        continue
+                    call = answers.call_answer(session, int(row))
+                    call_used += len(encode(call))
+                    out[ck] = call
+            if all(not ans["merged"]["depth"] for ans in tiles):
                 done.add(t)
-        for key, ans, _ in batch:
-            out[key] = ans
-            for row in ans["rects"]["call"]:
-                ck = f"/api/call/{row}"
-                if ck in out or call_used > CALL_BUDGET:
-                    continue
-                call = answers.call_answer(session, int(row))
-                call_used += len(encode(call))
-                out[ck] = call
         threads = [t for t in threads if t not in done]  # deeper levels add nothing there
         level += 1
     return level
