@@ -90,12 +90,16 @@ def walk_thread(t: int, actions: list[int], methods: list[int]) -> tuple[list[Ca
     return roots, dropped
 
 
-def preorder(roots: Iterable[Call], depth: int = 0) -> Iterable[Call]:
+def preorder(roots: list[Call]) -> list[Call]:
     """Calls depth first, each before its children; sets `depth` on the way."""
-    for call in roots:
+    out: list[Call] = []
+    todo = [(call, 0) for call in reversed(roots)]
+    while todo:
+        call, depth = todo.pop()
         call.depth = depth
-        yield call
-        yield from preorder(call.children, depth + 1)
+        out.append(call)
+        todo += [(child, depth + 1) for child in reversed(call.children)]
+    return out
 
 
 def oracle(trace: Trace) -> Oracle:
@@ -110,7 +114,7 @@ def oracle(trace: Trace) -> Oracle:
     for t, recs in enumerate(records):
         actions = [int(ev.action[i]) for i in recs]
         roots, dropped = walk_thread(t, actions, [int(ev.method[i]) for i in recs])
-        calls = list(preorder(roots))
+        calls = preorder(roots)
         first_row = len(out.calls)
         for call in calls:
             call.row = len(out.calls)
@@ -141,31 +145,33 @@ def oracle(trace: Trace) -> Oracle:
 
 
 def _charge_deltas(calls: list[Call], times: list[int], clock: str) -> int:
-    """Charge each record's delta to the deepest call on the stack before that record
-    (d.1); return what went to (toplevel). Inclusive on "cpu" is the deltas charged while on
-    the stack (TV `addCpuTime`); on "wall" end − start and exclusive = incl − Σ children."""
+    """Charge each record's delta to the call on top of the stack before that record (d.1)
+    and return what went to (toplevel). Then, children before parents: CPU inclusive =
+    exclusive + Σ children's inclusive (TV `addCpuTime`); real inclusive = end − start and
+    real exclusive = max(inclusive − Σ children's inclusive, 0)."""
     starting: dict[int, list[Call]] = defaultdict(list)
     for call in calls:
-        call.incl[clock] = call.excl[clock] = 0
-        starting[call.enter].append(call)
+        call.excl[clock] = 0
+        starting[call.enter].append(call)  # pre-order: outer calls first
     toplevel = 0
     stack: list[Call] = []  # the calls entered before record k and not exited before it
     for k in range(1, len(times)):
-        stack = [c for c in stack + starting[k - 1] if c.exit >= k]
+        stack += starting[k - 1]
+        while stack and stack[-1].exit < k:
+            stack.pop()
         delta = times[k] - times[k - 1]
-        if not stack:
+        if stack:
+            assert stack[-1].depth == len(stack) - 1, "the open calls form one chain"
+            stack[-1].excl[clock] += delta
+        else:
             toplevel += delta
-            continue
-        depths = sorted(c.depth for c in stack)
-        assert depths == list(range(len(stack))), "the open calls form one chain"
-        max(stack, key=lambda c: c.depth).excl[clock] += delta
-        for call in stack:
-            call.incl[clock] += delta
-    if clock == "wall":
-        for call in calls:
+    for call in reversed(calls):
+        kids = sum(child.incl[clock] for child in call.children)
+        if clock == "wall":
             call.incl[clock] = times[call.exit] - times[call.enter]
-            kids = sum(times[c.exit] - times[c.enter] for c in call.children)
             call.excl[clock] = max(call.incl[clock] - kids, 0)
+        else:
+            call.incl[clock] = call.excl[clock] + kids
     return toplevel
 
 
