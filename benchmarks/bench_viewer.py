@@ -109,6 +109,11 @@ def main(argv: list[str]) -> int:
         first_tiles = ready + time.perf_counter() - t
         print(f"start -> server ready: {ready:.2f} s")
         print(f"start -> level-0 tiles of {len(threads)} threads answered: {first_tiles:.2f} s")
+        for what in ("/api/profile?clock=cpu", "/api/flame?clock=cpu&kind=graph"):
+            ms, size = timed(client, what)
+            print(f"first {what}: {ms:.0f} ms, {size / 1024:.0f} KiB")
+        ms, size = timed(client, "/api/flame?clock=wall&kind=bottomup")
+        print(f"then /api/flame?clock=wall&kind=bottomup: {ms:.0f} ms, {size / 1024:.0f} KiB")
         if not args.no_browser:
             paint = first_paint(url)
             if paint is not None:

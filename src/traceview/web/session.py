@@ -112,18 +112,21 @@ class Session:
             return self._timeline
 
     def prepare_timeline(self) -> None:
-        """Build the tile indexes of the big threads and the exclusive times (in the background)."""
+        """Build the tile indexes of the big threads, the exclusive times and the default merged
+        tree (run in the background after the server starts)."""
         tl = self.timeline()
         for t in range(tl.threads):
             tl.prepare(t)  # concurrent tiles may build a level twice; the result is the same
         for clock in self.clocks:
             self.excl(clock)  # for /api/call
+        self.tree(self.query())  # the default flame graph
 
     def method_colors(self) -> I64:
         """Palette index per method row: round-robin in order of inclusive time, -1 if unused."""
         with self.lock:
             if self._colors is None:
                 prof = profile(self.calls)
+                self._profiles[(None, None, ())] = prof  # the key of the default query
                 order = prof.used()
                 colors = np.full(len(self.trace.methods), -1, dtype=np.int64)
                 colors[order] = np.arange(len(order)) % 16
