@@ -6,6 +6,7 @@ equal timestamps; single- and dual-clock)."""
 from __future__ import annotations
 
 import itertools
+import random
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -85,7 +86,7 @@ def traces(
     )
     scripts = [draw(thread_ops(messy)) for _ in range(min(n_threads, 4))]
     clk = clock or draw(st.sampled_from(["dual", "thread-cpu", "wall"]))
-    rnd = draw(st.randoms(use_true_random=False))  # interleaving and times: cheap to draw
+    rnd = random.Random(draw(st.integers(0, 2**32)))  # interleaving and times: cheap
     per_thread = scripts + [rnd.choice(scripts) for _ in range(n_threads - len(scripts))]
     order = [t for t, ops in enumerate(per_thread) for _ in ops]
     if rnd.random() < 0.8:
@@ -281,7 +282,7 @@ SETTINGS = settings(
 )
 
 
-@settings(SETTINGS, max_examples=100)
+@settings(SETTINGS, max_examples=150)
 @given(traces(messy=False))
 def test_oracle_balanced_traces(trace: Trace) -> None:
     check_all(trace)
@@ -299,7 +300,7 @@ def test_oracle_dual_clock_messy(trace: Trace) -> None:
     check_all(trace)
 
 
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=30)
 @given(traces(messy=True, threads=(65, 70)))
 def test_oracle_many_threads(trace: Trace) -> None:
     check_all(trace)
