@@ -172,3 +172,15 @@ def test_oracle_corpus(rel: str) -> None:
     check_profile(profile(calls), oracle_profile(o), trace.clocks)
     for t, p in enumerate(thread_profiles(calls)):
         check_profile(p, oracle_profile(o, [t]), trace.clocks, relatives=len(o.calls) < 500)
+
+
+@pytest.mark.parametrize("cycle", ["A", "AB", "ABC"])
+def test_oracle_deep_recursion(cycle: str) -> None:
+    """1500 nested calls (direct or mutual recursion) on two threads; the second thread
+    starts 400 frames deep (exits with no enter) and ends 400 frames deep (left open)."""
+    names = [f"r.R.{cycle[i % len(cycle)]}" for i in range(1500)]
+    events = [(1, "enter", m, i, 2 * i) for i, m in enumerate(names)]
+    events += [(1, "exit", m, 1500 + i, 3500 + i) for i, m in enumerate(reversed(names))]
+    events += [(2, "exit", m, i, i) for i, m in enumerate(names[:400])]
+    events += [(2, "enter", m, 500 + i // 3, 600 + i) for i, m in enumerate(names[:400])]
+    check_all(make_trace(events))
