@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from traceview.model import Trace
 
@@ -241,3 +242,45 @@ def oracle_profile(o: Oracle, threads: Iterable[int] | None = None) -> OraclePro
             n, inc = prof.edges.get(key, (0, {c: 0 for c in o.clocks}))
             prof.edges[key] = (n + 1, {c: inc[c] + call.incl[c] for c in o.clocks})
     return prof
+
+
+def path(call: Call) -> tuple[int, ...]:
+    """Methods from the thread's root call down to `call`."""
+    out = [call.method]
+    while call.caller is not None:
+        call = call.caller
+        out.append(call.method)
+    return tuple(reversed(out))
+
+
+def oracle_top_down(o: Oracle, threads: Iterable[int] | None = None) -> dict[tuple[int, ...], Any]:
+    """Top-down merged tree: root path -> [calls, {clock: incl}, {clock: excl}]."""
+    out: dict[tuple[int, ...], Any] = {}
+    for call in _selected(o, threads):
+        node = out.setdefault(path(call), [0, defaultdict(int), defaultdict(int)])
+        node[0] += 1
+        for c in o.clocks:
+            node[1][c] += call.incl[c]
+            node[2][c] += call.excl[c]
+    return out
+
+
+def oracle_bottom_up(
+    o: Oracle, threads: Iterable[int] | None = None, max_depth: int = 64
+) -> dict[tuple[int, ...], Any]:
+    """Bottom-up tree: (method, its caller, the caller's caller, ...) up to `max_depth`
+    callers -> [calls, {clock: Σ exclusive of the method's calls reached that way}]."""
+    out: dict[tuple[int, ...], Any] = {}
+    for call in _selected(o, threads):
+        up = tuple(reversed(path(call)))
+        for length in range(1, min(len(up), max_depth + 1) + 1):
+            node = out.setdefault(up[:length], [0, defaultdict(int)])
+            node[0] += 1
+            for c in o.clocks:
+                node[1][c] += call.excl[c]
+    return out
+
+
+def _selected(o: Oracle, threads: Iterable[int] | None) -> list[Call]:
+    sel = range(len(o.thread_rows)) if threads is None else threads
+    return [call for t in sel for call in o.calls[slice(*o.thread_rows[t])]]
