@@ -249,7 +249,7 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
         for key in ("synth", "open", "unroll", "forced"):
             stats[key] += getattr(paired, key)
         stats["dropped"] += dropped
-        big = paired.size > 1_000_000
+        big = paired.size > 100_000
         if big:  # the pairing's temporaries, before the table's pages are touched
             release_memory()
         ranges[t] = out.append(paired)
