@@ -13,6 +13,8 @@ import pytest
 from test_web_api_routes import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.cli import report as report_cli
 from traceview.exporters import html
+from traceview.web import report
+from traceview.web.app import static_dir
 from traceview.web.session import Session
 from traceview.writer import write
 
@@ -22,7 +24,7 @@ def page() -> str:
     trace = viewer_trace()
     trace.validate()
     session = Session(trace, live=False)
-    return html.render(session, budget=200_000)
+    return html.render(static_dir(), report.precompute(session, budget=200_000))
 
 
 def inlined(page: str) -> dict:
@@ -66,7 +68,7 @@ def test_modules_are_inlined_with_rewritten_imports(page: str) -> None:
     m = re.search(r'<script type="importmap">(.*?)</script>', page, re.S)
     assert m is not None
     imports = json.loads(m.group(1))["imports"]
-    static = Path(html.static_dir())
+    static = static_dir()
     names = sorted(p.name for p in static.glob("*.js"))
     assert sorted(k.removeprefix("traceview:") for k in imports) == names
     for url in imports.values():
@@ -102,7 +104,7 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
 def test_tile_budget_is_respected() -> None:
     trace = viewer_trace()
     trace.validate()
-    small = html.precompute(Session(trace, live=False), budget=0)
+    small = report.precompute(Session(trace, live=False), budget=0)
     assert not any(k.startswith("/api/timeline") for k in small)
     assert small["/api/trace"]["report"]["timeline_levels"] == 0
 

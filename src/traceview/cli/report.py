@@ -10,6 +10,8 @@ import argparse
 from pathlib import Path
 
 from traceview.exporters import html
+from traceview.web import report
+from traceview.web.app import static_dir
 from traceview.web.session import Session
 
 
@@ -24,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--budget-mb",
         type=float,
-        default=html.BUDGET / (1 << 20),
+        default=report.BUDGET / (1 << 20),
         help="MB of precomputed timeline tiles to include (default %(default)g)",
     )
     return p
@@ -36,6 +38,7 @@ def main(argv: list[str]) -> int:
     out = Path(args.output) if args.output else Path(Path(args.trace).name + ".html")
     session = Session.load(args.trace)
     session.live = False
-    size = html.export(session, out, budget=int(args.budget_mb * (1 << 20)))
+    data = report.precompute(session, budget=int(args.budget_mb * (1 << 20)))
+    size = html.export(static_dir(), data, out)
     print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")
     return 0

@@ -2,7 +2,7 @@
 
 Pure functions from analysis results to JSON-ready dicts, shared by the live server
 (`web/app.py`) and the self-contained report (`exporters/html.py`). Names from the trace are
-passed through as plain JSON strings; `encode` and `script_json` make them safe to send.
+passed through as plain JSON strings (`encode`); the report escapes them for HTML itself.
 """
 
 from __future__ import annotations
@@ -51,20 +51,6 @@ Json = dict[str, Any]
 def encode(obj: object) -> bytes:
     """Compact UTF-8 JSON (non-ASCII kept as is; NaN is never produced by the payloads)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-
-
-def script_json(obj: object) -> str:
-    """JSON safe inside an HTML `<script>` element: `<`, `>`, `&`, U+2028/9 as \\u escapes."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for raw, esc in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(raw, esc)
-    return text
 
 
 def us(ns: npt.ArrayLike, origin: int = 0) -> list[float]:

@@ -1,0 +1,95 @@
+"""The answers a self-contained report holds: the API requests the UI makes first, answered
+ahead of time for `exporters/html.py` (which packages them with the static UI).
+
+Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
+and the three flame kinds on each clock, relations of the methods with the most inclusive time,
+level-0 highlights of those methods, and timeline tiles from level 0 down while a byte budget
+lasts (with /api/call for their rects). Keys follow docs/web-api.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traceview.web import answers
+from traceview.web.app import request_key
+from traceview.web.payload import encode
+from traceview.web.session import Session
+
+BUDGET = 20 << 20  # bytes of precomputed timeline tiles
+CALL_BUDGET = 4 << 20  # bytes of /api/call answers for the rects of those tiles
+RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive time first)
+HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
+
+
+def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
+    """The answers the report holds, keyed like the UI asks for them (docs/web-api.md)."""
+    out: dict[str, Any] = {}
+
+    def put(path: str, params: dict[str, str], value: Any) -> None:
+        out[request_key(path, params)] = value
+
+    trace = answers.trace_answer(session)
+    trace["live"] = False
+    put("/api/trace", {}, trace)
+    put("/api/methods", {}, answers.methods_answer(session))
+    put("/api/frames", {"budget_ms": "16"}, answers.frames_answer(session, 16.0))
+    top: list[int] = []
+    for clock in session.clocks:
+        q = session.query(clock)
+        prof = answers.profile_answer(session, q)
+        put("/api/profile", {"clock": clock}, prof)
+        for kind in ("graph", "topdown", "bottomup"):
+            put(
+                "/api/flame", {"clock": clock, "kind": kind}, answers.flame_answer(session, kind, q)
+            )
+        methods: list[int] = prof["methods"]["method"]
+        for m in methods[:RELATION_METHODS]:
+            put(f"/api/relations/{m}", {"clock": clock}, answers.relations_answer(session, m, q))
+        top = top or methods[:HIGHLIGHT_METHODS]
+    for t in range(len(session.trace.threads)):
+        if session.thread_has_events[t]:
+            for m in top:
+                params = {"thread": str(t), "level": "0", "tile": "0"}
+                put(f"/api/highlight/{m}", params, answers.highlight_answer(session, m, t, 0, 0))
+    levels = _add_tiles(session, out, budget)
+    trace["report"] = {"timeline_levels": levels, "budget_bytes": budget}
+    return out
+
+
+def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
+    """Add timeline tiles level by level (all tiles of a thread at a level, or none) and the
+    calls of their rects, while the budget lasts; return the number of complete levels.
+
+    The last level may hold only some threads: the UI draws coarser tiles where one is missing.
+    """
+    tl = session.timeline()
+    used = 0
+    call_used = 0
+    level = 0
+    threads = [t for t in range(tl.threads) if session.thread_has_events[t]]
+    for clock in session.clocks:
+        session.excl(clock)
+    while level <= 40 and threads:
+        done: set[int] = set()  # threads whose every call is already a rect at this level
+        for t in threads:
+            tiles = [answers.timeline_answer(session, t, level, k) for k in range(1 << level)]
+            size = sum(len(encode(ans)) for ans in tiles)
+            if used + size > budget:
+                return level
+            used += size
+            for k, ans in enumerate(tiles):
+                params = {"thread": str(t), "level": str(level), "tile": str(k)}
+                out[request_key("/api/timeline", params)] = ans
+                for row in ans["rects"]["call"]:
+                    ck = f"/api/call/{row}"
+                    if ck in out or call_used > CALL_BUDGET:
+                        continue
+                    call = answers.call_answer(session, int(row))
+                    call_used += len(encode(call))
+                    out[ck] = call
+            if all(not ans["merged"]["depth"] for ans in tiles):
+                done.add(t)
+        threads = [t for t in threads if t not in done]  # deeper levels add nothing there
+        level += 1
+    return level
