@@ -14,12 +14,15 @@ Used by tests/test_oracle_*.py.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.model import Trace
+import numpy as np
+
+from traceview.model import EventTable, Trace
 
 RECURSIVE, SYNTH_ENTRY, OPEN, UNROLL, FORCED_EXIT = 1, 2, 4, 8, 16
 ENTER, UNROLL_ACTION = 0, 2
@@ -203,8 +206,11 @@ class OracleProfile:
         return out
 
 
-def oracle_profile(o: Oracle, threads: Iterable[int] | None = None) -> OracleProfile:
-    """Sum the calls of the selected thread rows (default all) per method and per edge."""
+def oracle_profile(
+    o: Oracle, threads: Iterable[int] | None = None, keep: Callable[[Call], bool] | None = None
+) -> OracleProfile:
+    """Sum the calls of the selected thread rows (default all) per method and per edge,
+    only the calls `keep` accepts (a time range: see `clip_trace`)."""
     sel = list(range(len(o.thread_rows))) if threads is None else list(threads)
     dd = defaultdict
     prof = OracleProfile(
@@ -220,11 +226,12 @@ def oracle_profile(o: Oracle, threads: Iterable[int] | None = None) -> OraclePro
     )
     for t in sel:
         lo, hi = o.thread_rows[t]
-        prof.thread_calls.append(hi - lo)
+        kept = [call for call in o.calls[lo:hi] if keep is None or keep(call)]
+        prof.thread_calls.append(len(kept))
         for c in o.clocks:
             prof.thread_total[c].append(o.thread_total[c][t])
             prof.toplevel[c] += o.toplevel[c][t]
-        for call in o.calls[lo:hi]:
+        for call in kept:
             rec = bool(call.flags & RECURSIVE)
             (prof.recursive_calls if rec else prof.calls)[call.method] += 1
             for c in o.clocks:
@@ -284,3 +291,20 @@ def oracle_bottom_up(
 def _selected(o: Oracle, threads: Iterable[int] | None) -> list[Call]:
     sel = range(len(o.thread_rows)) if threads is None else threads
     return [call for t in sel for call in o.calls[slice(*o.thread_rows[t])]]
+
+
+def clip_trace(trace: Trace, clock: str, lo: int, hi: int) -> tuple[Trace, Callable[[Call], bool]]:
+    """`trace` with only `clock`, its times clamped into [lo, hi], so that each record's
+    delta is its overlap with the range; and the test of a call overlapping [lo, hi) (a
+    zero-length call counts when it lies inside)."""
+    col = trace.events.time(clock)
+    clipped = np.clip(col, lo, max(lo, hi))
+    cols = {"cpu": clipped, "wall": None} if clock == "cpu" else {"cpu": None, "wall": clipped}
+    events = EventTable(trace.events.thread, trace.events.method, trace.events.action, **cols)
+    header = dataclasses.replace(trace.header, clock="thread-cpu" if clock == "cpu" else "wall")
+
+    def keep(call: Call) -> bool:
+        s, e = int(col[call.enter_event]), int(col[call.exit_event])
+        return (s < hi and e > lo) or (s == e and lo <= s < hi)
+
+    return dataclasses.replace(trace, header=header, events=events), keep
