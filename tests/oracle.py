@@ -81,7 +81,7 @@ def walk_thread(t: int, actions: list[int], methods: list[int]) -> tuple[list[Ca
             for child in roots:
                 child.caller = call
             roots = [call]
-        elif any(frame.method == m for frame in stack):
+        elif stack[-1].method == m or any(frame.method == m for frame in stack):
             while stack[-1].method != m:
                 frame = stack.pop()
                 frame.exit, frame.flags = pos, frame.flags | FORCED_EXIT
@@ -95,14 +95,23 @@ def walk_thread(t: int, actions: list[int], methods: list[int]) -> tuple[list[Ca
 
 
 def preorder(roots: list[Call]) -> list[Call]:
-    """Calls depth first, each before its children; sets `depth` on the way."""
+    """Calls depth first, each before its children; sets `depth`, and `RECURSIVE` on the
+    calls whose method is already on the path from the root (counted on the way down)."""
     out: list[Call] = []
-    todo = [(call, 0) for call in reversed(roots)]
+    on_path: dict[int, int] = defaultdict(int)
+    todo: list[tuple[Call, int, bool]] = [(call, 0, False) for call in reversed(roots)]
     while todo:
-        call, depth = todo.pop()
+        call, depth, leaving = todo.pop()
+        if leaving:
+            on_path[call.method] -= 1
+            continue
         call.depth = depth
+        if on_path[call.method]:
+            call.flags |= RECURSIVE
+        on_path[call.method] += 1
         out.append(call)
-        todo += [(child, depth + 1) for child in reversed(call.children)]
+        todo.append((call, depth, True))
+        todo += [(child, depth + 1, False) for child in reversed(call.children)]
     return out
 
 
@@ -124,11 +133,6 @@ def oracle(trace: Trace) -> Oracle:
             call.row = len(out.calls)
             out.calls.append(call)
             call.enter_event, call.exit_event = recs[call.enter], recs[call.exit]
-            ancestor = call.caller
-            while ancestor is not None:
-                if ancestor.method == call.method:
-                    call.flags |= RECURSIVE
-                ancestor = ancestor.caller
         out.thread_rows.append((first_row, len(out.calls)))
         for clock in clocks:
             col = ev.time(clock)

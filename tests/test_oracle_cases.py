@@ -4,6 +4,7 @@ then used on hand-made edge cases and on small corpus traces to check the engine
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 import pytest
@@ -184,3 +185,42 @@ def test_oracle_deep_recursion(cycle: str) -> None:
     events += [(2, "exit", m, i, i) for i, m in enumerate(names[:400])]
     events += [(2, "enter", m, 500 + i // 3, 600 + i) for i, m in enumerate(names[:400])]
     check_all(make_trace(events))
+
+
+def test_oracle_deeper_than_65535() -> None:
+    """70 000 nested calls (the engine changes its level dtype past 0xFFFF), mutual
+    recursion, the innermost 20 000 frames left open."""
+    names = [f"d.D.{'AB'[i % 2]}" for i in range(70_000)]
+    events = [(1, "enter", m, i, i) for i, m in enumerate(names)]
+    events += [(1, "exit", m, 70_000 + i, 90_000 + 2 * i) for i, m in enumerate(names[::-1])]
+    trace = make_trace(events[: len(events) - 20_000])
+    o = oracle(trace)
+    calls = build_calls(trace)
+    check_calls(calls, o)
+    check_profile(profile(calls), oracle_profile(o), trace.clocks)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_oracle_many_methods(seed: int) -> None:
+    """800 methods on two threads (the engine switches to sparse edge keys), random walks
+    with recursion, unrolls, mismatched and stray exits."""
+    rnd = random.Random(seed)
+    names = [f"m{i // 40}.C{i % 7}.f{i}" for i in range(800)]
+    stacks: dict[int, list[str]] = {1: [], 2: []}
+    events: list[tuple[int, str, str, int | None, int | None]] = []
+    for i in range(3000):
+        tid = rnd.choice([1, 2])
+        stack = stacks[tid]
+        roll = rnd.random()
+        if roll < 0.5 or not stack:
+            m = rnd.choice(names if roll > 0.1 else names[:5])
+            action = "enter" if roll < 0.48 or not stack else "exit"
+            if action == "enter":
+                stack.append(m)
+        elif roll < 0.97:
+            action, m = rnd.choice(["exit", "exit", "unroll"]), stack.pop()
+        else:
+            action, m = "exit", rnd.choice(stack)  # mismatched: closes frames above it
+            del stack[stack.index(m) :]
+        events.append((tid, action, m, i, 2 * i))
+    check_all(make_trace(events, methods=names))
