@@ -222,8 +222,20 @@ function buildViews() {
     $("find-count").textContent = n === null ? "" : n + " match" + (n === 1 ? "" : "es");
   });
   on("select", (m) => {
-    $("selection").textContent = m >= 0 ? state.methods.label[m] : "";
-    $("selection").title = m >= 0 ? state.methods.label[m] : "";
+    const box = $("selection");
+    if (m < 0) return setChildren(box);
+    const name = String(state.methods.label[m]);
+    box.title = name;
+    // the selected method's line of the current profile, when it has one
+    const data = views.profile.data;
+    const i = data ? data.methods.method.indexOf(m) : -1;
+    let stats = "";
+    if (i >= 0) {
+      const M = data.methods;
+      const incl = state.clock === "cpu" ? M.incl_cpu_us : M.incl_wall_us;
+      stats = (incl ? fmtDuration(incl[i]) + " incl " + (state.clock === "cpu" ? "CPU" : "real") + " · " : "") + (M.calls[i] + M.recursive_calls[i]) + " calls";
+    }
+    setChildren(box, el("span", { class: "sel-name" }, name), stats ? el("span", { class: "sel-stats" }, stats) : null);
   });
 }
 
