@@ -29,9 +29,11 @@ export class TileCache {
     this.data = new Map(); // key -> answer
     this.pending = new Set();
     this.failed = new Map(); // key -> message
+    this.gen = 0; // bumped by clear(): answers to older requests are dropped
   }
 
   clear() {
+    this.gen++;
     this.data.clear();
     this.pending.clear();
     this.failed.clear();
@@ -40,14 +42,17 @@ export class TileCache {
   _request(key, path, params) {
     if (this.data.has(key) || this.pending.has(key) || this.failed.has(key)) return;
     this.pending.add(key);
+    const gen = this.gen;
     api.get(path, params).then(
       (answer) => {
+        if (gen !== this.gen) return;
         this.pending.delete(key);
         this.data.set(key, answer);
         if (this.data.size > 3000) this.data.delete(this.data.keys().next().value);
         this.onLoad(key, answer);
       },
       (err) => {
+        if (gen !== this.gen) return;
         this.pending.delete(key);
         this.failed.set(key, api.failureNote(err));
         this.onLoad(key, null);
