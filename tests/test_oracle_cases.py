@@ -138,14 +138,21 @@ def test_oracle_no_records_with_threads() -> None:
     check_all(dataclasses.replace(base, threads=ThreadTable(id=np.array([3]), name=("x",))))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="engine bug: profile() on a trace with no threads and no records raises "
-    "ValueError in profile.merge (np.concatenate of an empty list) instead of an empty Profile",
-)
 def test_oracle_no_threads_at_all() -> None:
-    check_all(make_trace([]))
+    """A trace with no threads and no records: an empty call table and empty profiles."""
+    trace = make_trace([])
+    o = oracle(trace)
+    calls = build_calls(trace)
+    check_calls(calls, o)
+    check_profile(profile(calls), oracle_profile(o), trace.clocks)
+    assert thread_profiles(calls) == []
+
+
+def test_oracle_empty_selection_keeps_the_clock() -> None:
+    """No thread selected: an empty profile on the clock asked for (was: both clocks)."""
+    calls = build_calls(recursion_trace())
+    p = profile(calls, threads=[], clock="cpu")
+    assert p.clocks == ("cpu",) and list(p.incl) == ["cpu"]
 
 
 SMALL_CORPUS = [

@@ -15,7 +15,7 @@ per-thread and all-thread numbers come from one code path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -138,7 +138,8 @@ def profile(
     """The profile of `threads` (thread rows; default all) on `clock` (default every clock
     present), optionally restricted to `time_range` (ns on the wall clock, or cpu when the
     trace has no wall clock): calls are clipped to the range and counted when they overlap."""
-    return merge(thread_profiles(calls, threads, clock, time_range), calls)
+    clocks = calls.clocks if clock is None else (clock,)
+    return merge(thread_profiles(calls, threads, clock, time_range), calls, clocks)
 
 
 def thread_profiles(
@@ -157,25 +158,29 @@ def thread_profiles(
     return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range), rows)
 
 
-def merge(parts: Sequence[Profile], calls: CallTable) -> Profile:
-    """Sum per-thread (or any disjoint) profiles into one."""
+def merge(
+    parts: Sequence[Profile], calls: CallTable, clocks: tuple[str, ...] | None = None
+) -> Profile:
+    """Sum per-thread (or any disjoint) profiles into one (`clocks` names the clocks of an
+    empty merge; default the parts' clocks, or every clock present)."""
     trace = calls.trace
     n_methods = len(trace.methods)
-    clocks = parts[0].clocks if parts else calls.clocks
+    clocks = parts[0].clocks if parts else (clocks or calls.clocks)
     if len(parts) == 1:
-        return parts[0]
+        return replace(parts[0], diagnostics=list(calls.diagnostics))
     zeros = np.zeros(n_methods, dtype=np.int64)
+
+    def cat(arrays: list[I64]) -> I64:
+        return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
+
     keys = [_edge_keys(p.edges, n_methods) for p in parts]
     all_keys = np.concatenate(keys) if keys else np.zeros(0, np.int64)
     uniq, inverse = np.unique(all_keys, return_inverse=True)
     edges = _edges_from_keys(
         uniq,
         n_methods,
-        _sum_by(inverse, np.concatenate([p.edges.calls for p in parts]), len(uniq)),
-        {
-            c: _sum_by(inverse, np.concatenate([p.edges.incl[c] for p in parts]), len(uniq))
-            for c in clocks
-        },
+        _sum_by(inverse, cat([p.edges.calls for p in parts]), len(uniq)),
+        {c: _sum_by(inverse, cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
     )
     return Profile(
         trace=trace,
@@ -187,10 +192,8 @@ def merge(parts: Sequence[Profile], calls: CallTable) -> Profile:
         excl={c: sum((p.excl[c] for p in parts), zeros) for c in clocks},
         top_excl={c: sum((p.top_excl[c] for p in parts), zeros) for c in clocks},
         edges=edges,
-        thread_total={
-            c: np.concatenate([p.thread_total[c] for p in parts]).astype(np.int64) for c in clocks
-        },
-        thread_calls=np.concatenate([p.thread_calls for p in parts]).astype(np.int64),
+        thread_total={c: cat([p.thread_total[c] for p in parts]) for c in clocks},
+        thread_calls=cat([p.thread_calls for p in parts]),
         toplevel={c: sum(p.toplevel[c] for p in parts) for c in clocks},
         estimates=trace.header.sampled,
         time_range=parts[0].time_range if parts else None,
