@@ -65,31 +65,31 @@ def flame_of_tree(
     clock: str | None = None,
     min_fraction: float = MIN_FRACTION,
 ) -> FlameLayout:
-    """Lay out a top-down tree (from `calltree.top_down`) as `kind` on `clock`.
-
-    The bottom-up tree is `calltree.bottom_up` run over the top-down tree's nodes instead of
-    every call: a node's upward method path is the path of each of its calls, so the sums are
-    the same, and the (small) merged tree is far cheaper to walk than millions of calls.
-    """
+    """Lay out a top-down tree (from `calltree.top_down`) as `kind` on `clock`; for "bottomup"
+    the tree is inverted first (`invert`; pass an inverted tree to `layout` to reuse one)."""
     if kind not in KINDS:
         raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
     c = clock or tree.clocks[0]
     if c not in tree.clocks:
         raise KeyError(f"this trace has no {c} clock")
-    if kind == "bottomup":
-        up = bottom_up(cast(CallTable, _TreeAsCalls(tree)))
-        counts = up.incl[_COUNT]
-        tree = CallTree(
-            trace=up.trace,
-            clocks=tree.clocks,
-            parent=up.parent,
-            method=up.method,
-            depth=up.depth,
-            calls=counts,
-            incl={k: v for k, v in up.incl.items() if k != _COUNT},
-            excl={k: v for k, v in up.excl.items() if k != _COUNT},
-        )
-    return layout(tree, kind, c, min_fraction)
+    return layout(invert(tree) if kind == "bottomup" else tree, kind, c, min_fraction)
+
+
+def invert(tree: CallTree) -> CallTree:
+    """The bottom-up tree of a top-down tree: `calltree.bottom_up` run over the merged nodes
+    instead of every call. A node's upward method path is the path of each of its calls, so
+    every sum (times and call counts) is the same, and the merged tree is far smaller."""
+    up = bottom_up(cast(CallTable, _TreeAsCalls(tree)))
+    return CallTree(
+        trace=up.trace,
+        clocks=tree.clocks,
+        parent=up.parent,
+        method=up.method,
+        depth=up.depth,
+        calls=up.incl[_COUNT],
+        incl={k: v for k, v in up.incl.items() if k != _COUNT},
+        excl={k: v for k, v in up.excl.items() if k != _COUNT},
+    )
 
 
 _COUNT = "#calls"  # a pseudo-clock carrying call counts through `bottom_up`

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.flame import flame_of_tree
+from traceview.analysis.flame import KINDS, layout
 from traceview.analysis.frames import frame_calls
 from traceview.analysis.profile import Profile, Relatives
 from traceview.web.payload import (
@@ -229,6 +229,11 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
     thread = s.main_thread()
     clock = "wall" if "wall" in s.clocks else "cpu"
     calls = s.calls
+    if not len(s.trace.threads):
+        empty: Json = {"call": [], "method": [], "start_us": [], "end_us": []}
+        empty |= {"wall_us": [], "cpu_us": []}
+        return {"budget_us": round(budget_ms * 1000, 3), "thread": None, "kind": "toplevel",
+                "clock": clock, "frames": 0, "calls": empty, "truncated": False}  # fmt: skip
     fc = frame_calls(calls, thread, round(budget_ms * 1e6), clock)
     rows = fc.rows[:MAX_FRAMES]
     tl = s.timeline_clock
@@ -257,7 +262,9 @@ def flame_answer(s: Session, kind: str, q: Query) -> Json:
 
     With t0/t1 the tree merges the calls that overlap the range, each with its whole time.
     """
-    fl = flame_of_tree(s.tree(q), kind, q.clock)
+    if kind not in KINDS:
+        raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
+    fl = layout(s.tree(q, bottom_up=kind == "bottomup"), kind, q.clock)
     rows = np.arange(len(fl.method))
     truncated = False
     if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit

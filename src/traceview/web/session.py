@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, top_down
+from traceview.analysis.flame import invert
 from traceview.analysis.mycode import keep_calls, keep_packages, parse_prefixes, select_rows
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.timeline import Timeline
@@ -190,16 +191,21 @@ class Session:
                 self._profiles.popitem(last=False)
         return prof
 
-    def tree(self, q: Query) -> CallTree:
-        """The top-down merged tree of a query's selection (cached per threads/range/mycode).
-
-        With a time range it merges the calls overlapping the range, each with its whole time.
+    def tree(self, q: Query, bottom_up: bool = False) -> CallTree:
+        """The top-down (or bottom-up) merged tree of a query's selection, cached per
+        threads/range/mycode. With a time range it merges the calls overlapping the range,
+        each with its whole time.
         """
-        key = ("tree", q.threads, q.time_range, q.mycode)
+        key = ("tree", q.threads, q.time_range, q.mycode, bottom_up)
         with self.lock:
             hit = self._trees.get(key)
         if hit is not None:
             return hit
+        if bottom_up:
+            inverted = invert(self.tree(q))
+            with self.lock:
+                self._trees[key] = inverted
+            return inverted
         calls = self.selection(q)
         if q.time_range is not None:
             lo, hi = q.time_range
