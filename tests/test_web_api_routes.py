@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 
 import pytest
-from starlette.testclient import TestClient
 
 import traceview
 from tracebuild import make_trace
@@ -15,6 +15,10 @@ from traceview.web.app import create_app
 from traceview.web.payload import PALETTE
 from traceview.web.session import Session
 from traceview.writer import write
+
+with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
+    warnings.simplefilter("ignore", UserWarning)
+    from starlette.testclient import TestClient
 
 EVIL_CLASS = "com.app.</script><script>alert`1`</script>&amp;\"q'"
 EVIL_THREAD = "</script><b onmouseover='x'>&\u2028main"
