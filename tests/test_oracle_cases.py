@@ -166,6 +166,10 @@ SMALL_CORPUS = [
     "sentry-vroom-specto/minified.trace",
     "sentry-vroom-specto/data_file_overflow.trace",
     "sentry-vroom-specto/no_methods_no_records.trace",
+    "sentry-vroom-specto/method_id_max.trace",
+    "grigory-rylov-amp/legacy.trace",
+    "pmadishetti9-profilertester/cpu-art-new.trace",
+    "firefox-profiler/art-trace-regular.trace.gz",
 ]
 
 

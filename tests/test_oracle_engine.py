@@ -152,6 +152,8 @@ def check_calls(calls: CallTable, o: Oracle) -> None:
     )
     assert got == want
     assert calls.thread_ranges.tolist() == [list(r) for r in o.thread_rows]
+    assert calls.flags.dtype == np.uint8 and calls.method.dtype == calls.depth.dtype == np.int32
+    assert calls.parent.dtype == calls.subtree_end.dtype == np.int32  # small tables
     for clock in ("cpu", "wall"):
         if clock not in o.clocks:
             assert getattr(calls, f"incl_{clock}") is None
@@ -166,6 +168,9 @@ def check_calls(calls: CallTable, o: Oracle) -> None:
         assert calls.end(clock).tolist() == [int(col[c.exit_event]) for c in o.calls]
         for t, (lo, hi) in enumerate(o.thread_rows):
             assert calls.thread_total(t, clock) == o.thread_total[clock][t]
+            rows = [i for i in range(len(col)) if int(calls.trace.events.thread[i]) == t]
+            span = (int(col[rows[0]]), int(col[rows[-1]])) if rows else (0, 0)
+            assert calls.thread_span(t, clock) == span
             assert calls.excl(clock, slice(lo, hi)).tolist() == [
                 c.excl[clock] for c in o.calls[lo:hi]
             ]
@@ -208,6 +213,14 @@ def check_profile(
         assert p.toplevel[c] == want.toplevel[c]
         assert p.total(c) == sum(want.thread_total[c])
     assert p.thread_calls.tolist() == want.thread_calls
+    off = p.off_cpu()
+    if "cpu" in clocks and "wall" in clocks:
+        assert off is not None
+        assert off.tolist() == [
+            a - b for a, b in zip(*(dense(want.incl[c], n) for c in ("wall", "cpu")), strict=True)
+        ]
+    else:
+        assert off is None
     assert edge_dict(p) == {
         k: (calls, {c: inc[c] for c in clocks}) for k, (calls, inc) in want.edges.items()
     }
