@@ -146,6 +146,8 @@ def test_filters_and_ranges(client: TestClient) -> None:
         "/api/profile?clock=bogus",
         "/api/profile?threads=0,7",
         "/api/profile?t0=10&t1=5",
+        "/api/profile?t0=inf",
+        "/api/profile?t0=nan",
         "/api/relations/999",
         "/api/flame?kind=sideways",
         "/api/frames?budget_ms=-1",

@@ -70,7 +70,7 @@ def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> 
         key = request_key(request.url.path, params)
         try:
             return _json(s.cached(key, lambda: encode(build(s, params))))
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
             return _error(400, str(exc).strip("'\"") or type(exc).__name__)
 
     def q(s: Session, p: dict[str, str]) -> Query:
