@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ I64 = npt.NDArray[np.int64]
 Progress = Callable[[str], None]
 CACHE_ANSWERS = 512
 CACHE_FILTERS = 8
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Session:
         self._profiles: OrderedDict[tuple[object, ...], Profile] = OrderedDict()
         self._excl: dict[str, I64] = {}
         self._trees: OrderedDict[tuple[object, ...], CallTree] = OrderedDict()
+        self._gates: dict[tuple[int, Any], threading.Lock] = {}
         self._colors: I64 | None = None
 
     @classmethod
@@ -178,46 +181,52 @@ class Session:
 
     def profile(self, q: Query) -> Profile:
         """The profile of a query's selection on both clocks (cached per threads/range/mycode)."""
-        key = (q.threads, q.time_range, q.mycode)
-        with self.lock:
-            hit = self._profiles.get(key)
-            if hit is not None:
-                self._profiles.move_to_end(key)
-                return hit
-        prof = profile(self.selection(q), threads=q.threads, time_range=q.time_range)
-        with self.lock:
-            self._profiles[key] = prof
-            while len(self._profiles) > CACHE_FILTERS:
-                self._profiles.popitem(last=False)
-        return prof
+        return self._memo(
+            self._profiles,
+            (q.threads, q.time_range, q.mycode),
+            lambda: profile(self.selection(q), threads=q.threads, time_range=q.time_range),
+        )
 
     def tree(self, q: Query, bottom_up: bool = False) -> CallTree:
         """The top-down (or bottom-up) merged tree of a query's selection, cached per
         threads/range/mycode. With a time range it merges the calls overlapping the range,
         each with its whole time.
         """
-        key = ("tree", q.threads, q.time_range, q.mycode, bottom_up)
+
+        def build() -> CallTree:
+            if bottom_up:
+                return invert(self.tree(q))
+            calls = self.selection(q)
+            if q.time_range is not None:
+                lo, hi = q.time_range
+                start, end = calls.start(self.timeline_clock), calls.end(self.timeline_clock)
+                overlap = (start < hi) & ((end > lo) | ((start == end) & (start >= lo)))
+                calls = keep_calls(calls, overlap)
+            return top_down(calls, q.threads)
+
+        return self._memo(self._trees, (q.threads, q.time_range, q.mycode, bottom_up), build)
+
+    def _memo(self, store: OrderedDict[Any, T], key: Any, build: Callable[[], T]) -> T:
+        """`store[key]`, built once: a second request for a key being built waits for it
+        (the background warm-up and the first click ask for the same tree)."""
         with self.lock:
-            hit = self._trees.get(key)
-        if hit is not None:
-            return hit
-        if bottom_up:
-            inverted = invert(self.tree(q))
+            hit = store.get(key)
+            if hit is not None:
+                store.move_to_end(key)
+                return hit
+            gate = self._gates.setdefault((id(store), key), threading.Lock())
+        with gate:
             with self.lock:
-                self._trees[key] = inverted
-            return inverted
-        calls = self.selection(q)
-        if q.time_range is not None:
-            lo, hi = q.time_range
-            start, end = calls.start(self.timeline_clock), calls.end(self.timeline_clock)
-            overlap = (start < hi) & ((end > lo) | ((start == end) & (start >= lo)))
-            calls = keep_calls(calls, overlap)
-        built = top_down(calls, q.threads)
-        with self.lock:
-            self._trees[key] = built
-            while len(self._trees) > CACHE_FILTERS:
-                self._trees.popitem(last=False)
-        return built
+                hit = store.get(key)
+            if hit is not None:
+                return hit
+            value = build()
+            with self.lock:
+                store[key] = value
+                while len(store) > CACHE_FILTERS:
+                    store.popitem(last=False)
+                self._gates.pop((id(store), key), None)
+        return value
 
     def excl(self, clock: str, build: bool = True) -> I64 | None:
         """Exclusive ns of every call on `clock` (cached; None if not built and not `build`)."""
