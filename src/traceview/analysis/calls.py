@@ -22,7 +22,6 @@ Every start/end time is the time of some event, so the table stores event rows
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -235,62 +234,109 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
         )
         return paired, seq.dropped, span
 
-    threads = _thread_rows(ev.thread, n_threads, idx_dtype)
-    # the output is allocated once (enters + a little room for synthesised entries) and each
-    # thread's calls are copied in as soon as they are paired, so per-thread pieces never
-    # pile up next to the final columns
-    n_enter = int(np.count_nonzero(ev.action == 0))
-    out = _Columns(n_enter + 4096, idx_dtype)
-    ranges = np.zeros((n_threads, 2), dtype=np.int64)
+    rows_of = _ThreadRows(ev.thread, n_threads, idx_dtype)
+    # Each thread gets a reserved slot of the output (its enters + room for synthesised
+    # entries); the biggest threads are paired first, while the output is still untouched,
+    # and each thread's calls are copied in as soon as they are paired, so per-thread pieces
+    # never pile up next to the final columns. A last pass closes the gaps between slots.
+    is_enter = ev.action == 0
+    enters = np.bincount(ev.thread[is_enter], minlength=n_threads).astype(np.int64)
+    del is_enter
+    reserve = enters + _ROOM
+    slots = np.zeros(n_threads + 1, dtype=np.int64)
+    np.cumsum(reserve, out=slots[1:])
+    sizes = np.bincount(ev.thread, minlength=n_threads) if len(ev) else np.zeros(n_threads)
+    order = np.argsort(-sizes.astype(np.int64), kind="stable").tolist()
+    out = _Columns(int(slots[-1]), idx_dtype)
+    count = np.zeros(n_threads, dtype=np.int64)
+    extra: dict[int, Paired] = {}  # threads whose calls outgrew their slot (rare)
     stats = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
     spans = np.full((n_threads, 2), -1, dtype=np.int64)
-    for t, (paired, dropped, span) in enumerate(parallel_imap(one, threads, workers)):
+    work = (rows_of(t) for t in order)
+    for t, (paired, dropped, span) in zip(order, parallel_imap(one, work, workers), strict=True):
         spans[t] = span
         for key in ("synth", "open", "unroll", "forced"):
             stats[key] += getattr(paired, key)
         stats["dropped"] += dropped
+        count[t] = paired.rows
         big = paired.size > 100_000
         if big:  # the pairing's temporaries, before the table's pages are touched
             release_memory()
-        ranges[t] = out.append(paired)
+        if paired.rows <= reserve[t]:
+            out.put(int(slots[t]), paired)
+        else:
+            extra[t] = paired
         if big:
             release_memory()
         del paired
+    ranges = out.compact(slots, count, extra)
     table = out.table(trace, ranges, spans)
     table.diagnostics.extend(_diagnostics(stats))
     return table
 
 
+_ROOM = 256  # output rows reserved per thread for synthesised entries
+
+
 class _Columns:
-    """The call table's columns, filled thread by thread (grown if ever too small)."""
+    """The call table's columns, filled thread by thread into reserved slots."""
 
     NAMES = ("method", "depth", "parent", "subtree_end", "enter_event", "exit_event", "flags")
 
     def __init__(self, capacity: int, idx_dtype: type) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64
-        dtypes = (np.int32, np.int32, row, row, idx_dtype, idx_dtype, np.uint8)
+        self.dtypes = dict(
+            zip(
+                self.NAMES,
+                (np.int32, np.int32, row, row, idx_dtype, idx_dtype, np.uint8),
+                strict=True,
+            )
+        )
         self.cols: dict[str, npt.NDArray[Any]] = {
-            name: np.empty(capacity, dtype=dt) for name, dt in zip(self.NAMES, dtypes, strict=True)
+            name: np.empty(capacity, dtype=dt) for name, dt in self.dtypes.items()
         }
-        self.size = 0
 
-    def append(self, p: Paired) -> tuple[int, int]:
-        """Copy one thread's calls in (row references offset); return its row range."""
-        k = 0 if p.method is None else len(p.method)
-        lo, hi = self.size, self.size + k
-        if hi > len(self.cols["method"]):
-            grow = max(hi, 2 * len(self.cols["method"]))
-            self.cols = {name: np.resize(col, grow) for name, col in self.cols.items()}
+    def put(self, lo: int, p: Paired) -> None:
+        """Copy one thread's calls in at row `lo` (row references offset)."""
+        hi = lo + p.rows
         for name in self.NAMES:
             dest = self.cols[name][lo:hi]
             dest[...] = getattr(p, name)
             setattr(p, name, None)
-            if name == "parent" and lo:
-                dest[dest >= 0] += lo
-            elif name == "subtree_end" and lo:
-                dest += lo
-        self.size = hi
-        return lo, hi
+            _shift(name, dest, lo)
+
+    def compact(self, slots: I64, count: I64, extra: dict[int, Paired]) -> I64:
+        """Close the gaps between the slots (moving rows down, in thread order); threads
+        in `extra` go in at their place. Return the final thread ranges."""
+        n = len(count)
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(count, out=starts[1:])
+        if extra:  # some thread outgrew its slot: rebuild at the exact size
+            old, self.cols = (
+                self.cols,
+                {name: np.empty(int(starts[-1]), dtype=dt) for name, dt in self.dtypes.items()},
+            )
+            for t in range(n):
+                lo, k = int(starts[t]), int(count[t])
+                if t in extra:
+                    self.put(lo, extra.pop(t))
+                    continue
+                for name in self.NAMES:
+                    dest = self.cols[name][lo : lo + k]
+                    dest[...] = old[name][slots[t] : slots[t] + k]
+                    _shift(name, dest, lo - int(slots[t]))
+            del old
+        else:
+            for t in range(n):
+                src, dst, k = int(slots[t]), int(starts[t]), int(count[t])
+                if src == dst or not k:
+                    continue
+                for name in self.NAMES:
+                    col = self.cols[name]
+                    col[dst : dst + k] = col[src : src + k]  # numpy copes with the overlap
+                    _shift(name, col[dst : dst + k], dst - src)
+        self.size = int(starts[-1])
+        return np.stack([starts[:-1], starts[1:]], axis=1)
 
     def table(self, trace: Trace, ranges: I64, spans: I64) -> CallTable:
         """The filled rows as a CallTable."""
@@ -309,26 +355,42 @@ class _Columns:
         )
 
 
-def _thread_rows(thread: npt.NDArray[Any], n_threads: int, dtype: type) -> Iterator[IntArray]:
-    """The event rows (in order) of every thread row, in thread-row order.
+def _shift(name: str, rows: npt.NDArray[Any], delta: int) -> None:
+    """Offset the row references of a column slice by `delta` (parents keep -1)."""
+    if not delta:
+        return
+    if name == "parent":
+        rows[rows >= 0] += delta
+    elif name == "subtree_end":
+        rows += delta
 
-    Few threads: one comparison pass per thread (no global index array held). Many: one
-    stable sort by thread, sliced.
+
+class _ThreadRows:
+    """The event rows (in order) of any thread row.
+
+    Events already grouped by thread: slices. Few threads: one comparison pass per thread (no
+    global index array held). Many: one stable sort by thread, sliced.
     """
-    n = len(thread)
-    if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
-        bounds = np.searchsorted(thread, np.arange(n_threads + 1))
-        for t in range(n_threads):
-            yield np.arange(bounds[t], bounds[t + 1], dtype=dtype)
-        return
-    if n_threads <= 64:
-        for t in range(n_threads):
-            yield np.flatnonzero(thread == t).astype(dtype, copy=False)
-        return
-    order: IntArray = np.argsort(thread, kind="stable").astype(dtype)
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(thread, minlength=n_threads))))
-    for t in range(n_threads):
-        yield order[bounds[t] : bounds[t + 1]]
+
+    def __init__(self, thread: npt.NDArray[Any], n_threads: int, dtype: type) -> None:
+        self.thread, self.dtype = thread, dtype
+        n = len(thread)
+        self.order: IntArray | None = None
+        self.bounds: npt.NDArray[np.intp] | None = None
+        if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
+            self.bounds = np.searchsorted(thread, np.arange(n_threads + 1))
+        elif n_threads > 64:
+            self.order = np.argsort(thread, kind="stable").astype(dtype)
+            counts = np.bincount(thread, minlength=n_threads)
+            self.bounds = np.concatenate(([0], np.cumsum(counts)))
+
+    def __call__(self, t: int) -> IntArray:
+        if self.bounds is None:
+            return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
+        lo, hi = int(self.bounds[t]), int(self.bounds[t + 1])
+        if self.order is None:
+            return np.arange(lo, hi, dtype=self.dtype)
+        return self.order[lo:hi]
 
 
 def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:
