@@ -10,6 +10,7 @@ Times here are int64 ns on one clock; the web layer turns them into µs.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -86,6 +87,7 @@ class _Lane:
     levels: dict[int, _Level] = field(default_factory=dict)
     by_depth: I64 | None = None  # rows start, end, depth of the calls sorted by depth
     method_rows: dict[int, tuple[I64, I64]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Timeline:
@@ -212,14 +214,15 @@ class Timeline:
         ends = np.append(heads[1:], len(sel)) - 1
         return t0 + first[heads] * width, np.minimum(t0 + reach_b[ends] * width, float(t1))
 
-    def prepare(self, thread: int) -> None:
-        """Build the level indexes a tile of this thread may need (so the first tile is fast)."""
+    def prepare(self, thread: int, levels: int = MAX_LEVEL + 1) -> None:
+        """Build the level indexes (of the first `levels` levels) a tile of this thread may
+        need, so that the first tile asked for is fast."""
         lane = self._lane(thread)
         n = len(lane.start)
         span = self.span_end - self.span_start
         if n <= DIRECT_LIMIT:
             return
-        for level in range(MAX_LEVEL + 1):
+        for level in range(min(levels, MAX_LEVEL + 1)):
             tiles = 1 << level
             if span < (BUCKETS << level) or tiles > 1 << 20:
                 return  # sub-ns buckets: no tile at this level can hold many calls
@@ -240,6 +243,11 @@ class Timeline:
         cached = lane.levels.get(level)
         if cached is not None:
             return cached
+        with lane.lock:  # built once even when a tile and the warm-up ask together
+            cached = lane.levels.get(level)
+            return cached if cached is not None else self._build_level(lane, level, width)
+
+    def _build_level(self, lane: _Lane, level: int, width: float) -> _Level:
         if lane.by_depth is None:
             key = lane.depth.astype(np.uint16) if int(lane.depth.max()) < 1 << 16 else lane.depth
             order = np.argsort(key, kind="stable")

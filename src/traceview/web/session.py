@@ -119,8 +119,9 @@ class Session:
         """Build the tile indexes of the big threads, the exclusive times and the default merged
         tree (run in the background after the server starts)."""
         tl = self.timeline()
-        for t in range(tl.threads):
-            tl.prepare(t)  # concurrent tiles may build a level twice; the result is the same
+        for levels in (3, 41):  # the levels a first screen asks for, for every thread first
+            for t in range(tl.threads):
+                tl.prepare(t, levels)
         for clock in self.clocks:
             self.excl(clock)  # for /api/call
         self.tree(self.query())  # the default flame graph
