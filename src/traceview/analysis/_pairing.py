@@ -18,8 +18,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import release_memory
-
 Arr = npt.NDArray[Any]
 
 _RECURSIVE, SYNTH_ENTRY, OPEN, UNROLL, FORCED_EXIT = 1, 2, 4, 8, 16
@@ -134,8 +132,6 @@ def pair_thread(
     if s:
         exit_pos[:s] = xq[perm_x[start_x[:s]]]
     del perm_x, xq
-    if m > 1_000_000:  # the matching's temporaries go back before the columns are built
-        release_memory()
     method = np.empty(n, dtype=np.int32)
     method[s:] = meth[ep]
     closed = exit_pos >= 0
@@ -164,8 +160,6 @@ def pair_thread(
     flags[~closed] = OPEN
     flags[:s] |= SYNTH_ENTRY
     del safe, exit_pos
-    if m > 1_000_000:
-        release_memory()
     flags[_recursive(method, subtree_end)] |= _RECURSIVE
     parent = _parents(sorted_rows, lvl, depth, s, n)
     return Paired(
