@@ -76,7 +76,7 @@ def answered(tl: Timeline, thread: int, level: int, tile: int) -> tuple:
     t = tl.tile(thread, level, tile)
     t0, _, width = tl.bounds(level, tile)
     busy = set()
-    base = tl.span_start + tile * BUCKETS * width
+    base = tile * BUCKETS * width - (t0 - tl.span_start)  # bucket 0, relative to t0
     for d, a, b in zip(t.merged_depth, t.merged_start, t.merged_end, strict=True):
         first = round((max(a, base) - base) / width)
         last = round((b - base) / width) - 1
@@ -121,6 +121,7 @@ def test_highlight_covers_exactly_the_method_calls() -> None:
     for level, tile in [(0, 0), (3, 5), (7, 100)]:
         t0, t1, width = tl.bounds(level, tile)
         starts, ends = tl.highlight(3, 0, level, tile)
+        starts, ends = starts + t0, ends + t0
         assert np.all(np.diff(starts) > 0) and np.all(ends > starts)
         assert np.all(starts[1:] > ends[:-1])  # merged: no two extents touch
         hits = np.flatnonzero(

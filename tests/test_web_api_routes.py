@@ -201,3 +201,23 @@ def test_answers_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch
     assert len(p["methods"]["method"]) == 2 and p["truncated"] is True
     raw = client.get("/api/methods").content
     assert json.loads(raw)["class"][2] == EVIL_CLASS
+
+
+def test_epoch_sized_times_keep_their_precision() -> None:
+    base = 1_700_000_000_000_000  # µs since 1970: 1.7e18 ns, past float64's exact integers
+    ev = [
+        (1, "enter", "a.B.run", base + 1, base + 1),
+        (1, "enter", "a.B.tiny", base + 2, base + 2),
+        (1, "exit", "a.B.tiny", base + 3, base + 3),
+        (1, "exit", "a.B.run", base + 2001, base + 2001),
+    ]
+    trace = make_trace(ev)
+    trace.validate()
+    c = TestClient(create_app(Session(trace)))
+    tile = get(c, "/api/timeline?thread=0&level=0&tile=0")
+    assert tile["rects"]["start"] == [0.0] and tile["rects"]["end"] == [2000.0]
+    merged = tile["merged"]  # buckets of 2000/1024 µs: tiny (1 µs..2 µs) touches buckets 0-1
+    assert merged["start"] == [0.0] and merged["end"] == [3.906] and merged["count"] == [1]
+    hl = get(c, "/api/highlight/1?thread=0&level=0&tile=0")
+    assert hl["start"] == [0.0] and hl["end"] == [3.906]
+    assert get(c, "/api/call/1")["start_us"] == 1.0

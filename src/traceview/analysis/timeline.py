@@ -42,7 +42,8 @@ class CallColumns(Protocol):
 
 @dataclass(frozen=True)
 class Tile:
-    """One answered tile: rects are call rows (global), merged runs are bucket-aligned (ns)."""
+    """One answered tile: rects are call rows (global) with their ns times; merged runs are
+    bucket-aligned, in ns after `t0`."""
 
     thread: int
     level: int
@@ -55,7 +56,7 @@ class Tile:
     rect_start: I64
     rect_end: I64
     merged_depth: I32
-    merged_start: F64
+    merged_start: F64  # ns after t0 (floats stay small: exact even for epoch-based clocks)
     merged_end: F64
     merged_count: I64
     truncated: bool
@@ -159,7 +160,7 @@ class Timeline:
             m_depth, m_first, m_last, m_count = _level_runs(lv, tile, level)
             m_first = m_first - tile * BUCKETS
             m_last = m_last - tile * BUCKETS
-        base = self.span_start + tile * BUCKETS * width
+        base = tile * BUCKETS * width - (t0 - self.span_start)  # bucket 0, relative to t0
         truncated = False
         if len(rects) > MAX_ITEMS:
             keep = np.argsort(lane.depth[rects], kind="stable")[:MAX_ITEMS]
@@ -186,14 +187,15 @@ class Timeline:
             rect_start=lane.start[rects],
             rect_end=lane.end[rects],
             merged_depth=m_depth.astype(np.int32),
-            merged_start=np.maximum(base + m_first * width, float(t0)),
-            merged_end=np.minimum(base + (m_last + 1) * width, float(t1)),
+            merged_start=np.maximum(base + m_first * width, 0.0),
+            merged_end=np.minimum(base + (m_last + 1) * width, float(t1 - t0)),
             merged_count=m_count,
             truncated=truncated,
         )
 
     def highlight(self, method: int, thread: int, level: int, tile: int) -> tuple[F64, F64]:
-        """Extents (ns) of `method`'s calls in one tile, merged where they touch one bucket."""
+        """Extents of `method`'s calls in one tile (ns after the tile's t0), merged where they
+        touch one bucket."""
         lane = self._lane(thread)
         t0, t1, width = self.bounds(level, tile)
         rows, reach = self._method_rows(lane, method)
@@ -212,7 +214,7 @@ class Timeline:
         new[1:] = first[1:] > reach_b[:-1]
         heads = np.flatnonzero(new)
         ends = np.append(heads[1:], len(sel)) - 1
-        return t0 + first[heads] * width, np.minimum(t0 + reach_b[ends] * width, float(t1))
+        return first[heads] * width, np.minimum(reach_b[ends] * width, float(t1 - t0))
 
     def prepare(self, thread: int, levels: int = MAX_LEVEL + 1) -> None:
         """Build the level indexes (of the first `levels` levels) a tile of this thread may

@@ -93,9 +93,10 @@ def highlight_answer(s: Session, method: int, thread: int, level: int, tile: int
     """/api/highlight: a method's extents in one tile."""
     if not 0 <= method < len(s.trace.methods):
         raise ValueError(f"no method row {method}")
+    t0 = s.timeline().bounds(level, tile)[0]
     start, end = s.timeline().highlight(method, thread, level, tile)
     return {"method": method, "thread": thread, "level": level, "tile": tile,
-            "start": us(start, s.origin), "end": us(end, s.origin)}  # fmt: skip
+            "start": us(start, s.origin - t0), "end": us(end, s.origin - t0)}  # fmt: skip
 
 
 def call_answer(s: Session, row: int) -> Json:

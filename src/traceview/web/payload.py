@@ -54,15 +54,23 @@ def encode(obj: object) -> bytes:
 
 
 def us(ns: npt.ArrayLike, origin: int = 0) -> list[float]:
-    """ns values (relative to `origin`) as µs rounded to the ns, as a JSON list."""
-    arr = (np.asarray(ns, dtype=np.float64) - origin) / 1000.0
-    out: list[float] = np.round(arr, 3).tolist()
+    """ns values minus `origin` as µs rounded to the ns, as a JSON list (integers are
+    subtracted before the float division, so epoch-sized ns keep their precision)."""
+    arr = np.asarray(ns)
+    if arr.dtype.kind in "iu":
+        rel = (arr.astype(np.int64) - np.int64(origin)) / 1000.0
+    else:
+        rel = (arr.astype(np.float64) - origin) / 1000.0
+    out: list[float] = np.round(rel, 3).tolist()
     return out
 
 
 def us1(ns: int | float | None, origin: int = 0) -> float | None:
     """One ns value as µs (None stays None)."""
-    return None if ns is None else round((float(ns) - origin) / 1000.0, 3)
+    if ns is None:
+        return None
+    rel = ns - origin if isinstance(ns, int) else float(ns) - origin
+    return round(rel / 1000.0, 3)
 
 
 def ints(values: npt.ArrayLike) -> list[int]:
@@ -123,8 +131,8 @@ def tile_json(tile: Tile, origin: int) -> Json:
         },
         "merged": {
             "depth": ints(tile.merged_depth),
-            "start": us(tile.merged_start, origin),
-            "end": us(tile.merged_end, origin),
+            "start": us(tile.merged_start, origin - tile.t0),
+            "end": us(tile.merged_end, origin - tile.t0),
             "count": ints(tile.merged_count),
         },
         "truncated": tile.truncated,
