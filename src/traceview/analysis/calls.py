@@ -234,19 +234,18 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
         )
         return paired, seq.dropped, span
 
-    rows_of = _ThreadRows(ev.thread, n_threads, idx_dtype)
-    # Each thread gets a reserved slot of the output (its enters + room for synthesised
-    # entries); the biggest threads are paired first, while the output is still untouched,
-    # and each thread's calls are copied in as soon as they are paired, so per-thread pieces
-    # never pile up next to the final columns. A last pass closes the gaps between slots.
-    is_enter = ev.action == 0
-    enters = np.bincount(ev.thread[is_enter], minlength=n_threads).astype(np.int64)
-    del is_enter
-    reserve = enters + _ROOM
+    # Each thread gets a reserved slot of the output: k records make (k + open +
+    # synthesised) / 2 calls, so k // 2 plus room for the frames open at either end (a thread
+    # needing more goes through `extra`). The biggest threads are paired first, while the
+    # output is still untouched, and each thread's calls are copied in as soon as they are
+    # paired, so per-thread pieces never pile up next to the final columns. A last pass
+    # closes the gaps between the slots.
+    sizes = np.bincount(ev.thread, minlength=n_threads).astype(np.int64)
+    reserve = sizes // 2 + _ROOM
     slots = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(reserve, out=slots[1:])
-    sizes = np.bincount(ev.thread, minlength=n_threads) if len(ev) else np.zeros(n_threads)
-    order = np.argsort(-sizes.astype(np.int64), kind="stable").tolist()
+    order = np.argsort(-sizes, kind="stable").tolist()
+    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
     out = _Columns(int(slots[-1]), idx_dtype)
     count = np.zeros(n_threads, dtype=np.int64)
     extra: dict[int, Paired] = {}  # threads whose calls outgrew their slot (rare)
@@ -275,7 +274,7 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     return table
 
 
-_ROOM = 256  # output rows reserved per thread for synthesised entries
+_ROOM = 256  # output rows reserved per thread for frames open at the start or the end
 
 
 class _Columns:
@@ -368,29 +367,50 @@ def _shift(name: str, rows: npt.NDArray[Any], delta: int) -> None:
 class _ThreadRows:
     """The event rows (in order) of any thread row.
 
-    Events already grouped by thread: slices. Few threads: one comparison pass per thread (no
-    global index array held). Many: one stable sort by thread, sliced.
+    Events already grouped by thread: slices. Otherwise one comparison pass per big thread
+    (no global index array held), and one pass plus a small sort for all the small threads
+    together (those holding the last 5 % of the records), so a trace with many small threads
+    does not pay one full pass each.
     """
 
-    def __init__(self, thread: npt.NDArray[Any], n_threads: int, dtype: type) -> None:
+    def __init__(self, thread: npt.NDArray[Any], sizes: I64, dtype: type) -> None:
         self.thread, self.dtype = thread, dtype
+        self.n_threads = n_threads = len(sizes)
         n = len(thread)
-        self.order: IntArray | None = None
         self.bounds: npt.NDArray[np.intp] | None = None
+        self.small: dict[int, IntArray] = {}
+        self.small_set: set[int] = set()
         if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
             self.bounds = np.searchsorted(thread, np.arange(n_threads + 1))
-        elif n_threads > 64:
-            self.order = np.argsort(thread, kind="stable").astype(dtype)
-            counts = np.bincount(thread, minlength=n_threads)
-            self.bounds = np.concatenate(([0], np.cumsum(counts)))
+            return
+        by_size = np.argsort(sizes, kind="stable")
+        small_total = np.cumsum(sizes[by_size])
+        cut = int(np.searchsorted(small_total, n // 20, side="right"))
+        if cut > 1:  # done now, while the output is still untouched
+            self.small_set = {int(t) for t in by_size[:cut]}
+            self._load_small()
+
+    def _load_small(self) -> None:
+        members = np.array(sorted(self.small_set), dtype=self.thread.dtype)
+        wanted = np.zeros(self.n_threads, dtype=bool)
+        wanted[members] = True
+        rows: IntArray = np.flatnonzero(wanted[self.thread]).astype(self.dtype, copy=False)
+        owner = self.thread[rows]
+        order = np.argsort(owner, kind="stable")
+        rows, owner = rows[order], owner[order]
+        cuts = np.searchsorted(owner, members, side="right")
+        start = 0
+        for t, end in zip(members.tolist(), cuts.tolist(), strict=True):
+            self.small[t] = rows[start:end]
+            start = end
 
     def __call__(self, t: int) -> IntArray:
-        if self.bounds is None:
-            return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
-        lo, hi = int(self.bounds[t]), int(self.bounds[t + 1])
-        if self.order is None:
+        if self.bounds is not None:
+            lo, hi = int(self.bounds[t]), int(self.bounds[t + 1])
             return np.arange(lo, hi, dtype=self.dtype)
-        return self.order[lo:hi]
+        if t in self.small:
+            return self.small.pop(t)
+        return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
 
 
 def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:
