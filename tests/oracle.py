@@ -1,6 +1,6 @@
 """An independent, slow reference for the engine's statistics: one Python stack per thread,
 walked record by record, written from format.md (d.1, d.4) and the engine's documented
-policies (calls.py docstring), not from the engine's code.
+policies (docs/engine.md), not from the engine's code.
 
 traceview's `Call` model: every enter creates a call whose caller is the current top;
 `recursive` = the same method is already on the stack; each record's CPU delta is charged to
