@@ -59,10 +59,15 @@ def main(argv: list[str]) -> int:
             }
             for i in keep.tolist()
         ]
-        doc = {"thread": trace.threads.label(thread), "nodes": nodes}
+        doc = {
+            "thread": trace.threads.label(thread),
+            "estimates": trace.header.sampled,
+            "nodes": nodes,
+        }
         json.dump(doc, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    print(f"thread {clean(trace.threads.label(thread))}")
+    note = " (sampled trace: times are estimates)" if trace.header.sampled else ""
+    print(f"thread {clean(trace.threads.label(thread))}{note}")
     sys.stdout.write("\n".join(tree_lines(tree, args.max_depth)) + "\n")
     return 0
