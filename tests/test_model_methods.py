@@ -3,9 +3,8 @@ importing it (the analysis layer registers itself)."""
 
 from __future__ import annotations
 
-from tracebuild import make_trace
-
 import traceview
+from tracebuild import make_trace
 from traceview.analysis import CallTable, Profile
 
 
