@@ -22,6 +22,13 @@ from traceview.model import (
 )
 from traceview.readers._header import KeyText
 from traceview.readers._records import RecordDecoder
+from traceview.readers._summary import (
+    check_record_count,
+    elapsed_ns,
+    guess_sampling,
+    overflow_flag,
+    to_int,
+)
 
 
 def assemble(
@@ -79,7 +86,7 @@ def assemble(
     methods = _method_table(dec, key)
     diags.extend(dec.diagnostics())
     times = {c: col[:n] for c, col in dec.times.items()}
-    elapsed = _elapsed(options)
+    elapsed = elapsed_ns(options)
     if "cpu" in times and "wall" in times:
         cpu_span, wall_span = dec.clocks["cpu"].span(), dec.clocks["wall"].span()
         # Thread CPU time cannot outrun wall time; wall values in ms (the bug) make the CPU
@@ -99,24 +106,11 @@ def assemble(
                     "CPU time: the 2025 ART unit bug (wall values are ms); wall scaled by 1000",
                 )
             )
-    sampled, interval = _sampling(dec)
-    overflow = options.get("data-file-overflow", "").strip().lower() == "true"
-    if overflow:
-        diags.append(
-            Diagnostic(
-                "data-file-overflow",
-                "data-file-overflow=true: the trace buffer filled and later events were dropped",
-            )
-        )
-    calls = options.get("num-method-calls", "").strip()
-    if calls.isdigit() and int(calls) != n and variant in ("regular", "split"):
-        diags.append(
-            Diagnostic(
-                "record-count-mismatch",
-                f"num-method-calls={calls} but the data section holds {n} records",
-                count=n,
-            )
-        )
+    deltas = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
+    sampled, interval = guess_sampling(deltas) if deltas is not None else (False, None)
+    overflow = overflow_flag(options, diags)
+    if variant in ("regular", "split"):
+        check_record_count(options, n, "the data section", diags)
     thread_col = dec.thread[:n]
     tdtype = thread_index_dtype(len(dec.thread_ids))
     if thread_col.dtype != tdtype:
@@ -127,7 +121,7 @@ def assemble(
         clock=clock,
         key_version=key.version if key else None,
         vm=options.get("vm"),
-        pid=_int(options.get("pid")),
+        pid=to_int(options.get("pid")),
         start_time_us=start_time_us,
         elapsed_ns=elapsed,
         overflow=overflow,
@@ -175,41 +169,6 @@ def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
         line=np.array(line, dtype=np.int32),
         declared=declared,
     )
-
-
-def _sampling(dec: RecordDecoder) -> tuple[bool, float | None]:
-    """Guess sampling from per-thread steps: ties inside a sample, gaps of >= ~100 µs between."""
-    d = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
-    if d is None or len(d) < 20:
-        return False, None
-    nonzero = d[d > 0]
-    ties = float(np.mean(d == 0))
-    if len(nonzero) < 5:
-        # only ties: one sample of every stack (e.g. a sampled trace whose buffer filled at once)
-        return ties >= 0.9, None
-    if ties < 0.2:
-        return False, None
-    low = float(np.percentile(nonzero, 20))
-    if low < 100:
-        return False, None
-    p10 = float(np.percentile(nonzero, 10))
-    near = nonzero[nonzero <= 1.5 * p10]
-    return True, round(float(np.median(near)), 1)
-
-
-def _elapsed(options: dict[str, str]) -> int | None:
-    ns = _int(options.get("elapsed-time-nsec"))
-    if ns is not None:
-        return ns
-    us = _int(options.get("elapsed-time-usec"))
-    return us * 1000 if us is not None else None
-
-
-def _int(text: str | None) -> int | None:
-    try:
-        return int(text.strip()) if text is not None else None
-    except ValueError:
-        return None
 
 
 def _sample(items: list[int] | list[str], k: int = 5) -> str:

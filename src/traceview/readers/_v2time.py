@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
+from traceview.readers._summary import guess_sampling
 from traceview.readers._v2packets import Layout
 
 I64 = npt.NDArray[np.int64]
@@ -149,14 +150,4 @@ def sampling(block: I64, col: I64) -> tuple[bool, float | None]:
         return False, None
     same = block[1:n] == block[: n - 1]
     d = (col[1:n] - col[: n - 1])[same] / 1000.0
-    if len(d) < 20:
-        return False, None
-    nonzero = d[d > 0]
-    ties = float(np.mean(d == 0))
-    if len(nonzero) < 5:
-        return ties >= 0.9, None
-    if ties < 0.2 or float(np.percentile(nonzero, 20)) < 100:
-        return False, None
-    p10 = float(np.percentile(nonzero, 10))
-    near = nonzero[nonzero <= 1.5 * p10]
-    return True, round(float(np.median(near)), 1)
+    return guess_sampling(d)

@@ -24,6 +24,7 @@ from traceview.model import (
     TraceFormatError,
     thread_index_dtype,
 )
+from traceview.readers._summary import check_record_count, elapsed_ns, overflow_flag, to_int
 from traceview.readers._v2blocks import Records, decode_blocks, rejoin_continued
 from traceview.readers._v2packets import HEADER_SIZE, Layout, Walk
 from traceview.readers._v2tables import build_methods, build_threads, parse_summary
@@ -196,30 +197,15 @@ def _assemble(
         wall, cpu = None, times[0]
     else:
         wall, cpu = times[0], None
-    elapsed = _elapsed_ns(options)
+    elapsed = elapsed_ns(options)
     if wall is not None and cpu is not None and unit == "ns":
         wall, elapsed = fix_wall_unit_bug(rec.block, wall, cpu, elapsed, diags)
     if wall is not None:
         wall = clamp_backwards(rec.block, block_rows, wall, "wall", diags)
     if cpu is not None:
         cpu = clamp_backwards(rec.block, block_rows, cpu, "cpu", diags)
-    overflow = options.get("data-file-overflow", "").strip().lower() == "true"
-    if overflow:
-        diags.append(
-            Diagnostic(
-                "data-file-overflow",
-                "the trace buffer filled up (data-file-overflow=true): records stop early",
-            )
-        )
-    calls = options.get("num-method-calls", "").strip()
-    if calls.isdigit() and int(calls) != len(rec.action):
-        diags.append(
-            Diagnostic(
-                "record-count-mismatch",
-                f"num-method-calls={calls} but the entry blocks hold {len(rec.action)} records",
-                count=len(rec.action),
-            )
-        )
+    overflow = overflow_flag(options, diags)
+    check_record_count(options, len(rec.action), "the entry blocks", diags)
     clock: Clock = "dual" if layout.clocks == 2 else single  # type: ignore[assignment]
     last_clock = wall if wall is not None else cpu
     sampled, interval = sampling(rec.block, last_clock) if last_clock is not None else (False, None)
@@ -231,7 +217,7 @@ def _assemble(
         clock=clock,
         key_version=key_version,
         vm=options.get("vm"),
-        pid=_int_or_none(options.get("pid")),
+        pid=to_int(options.get("pid")),
         start_time_us=start_us,
         elapsed_ns=elapsed,
         overflow=overflow,
@@ -255,20 +241,3 @@ def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> str:
         )
     )
     return "wall"
-
-
-def _elapsed_ns(options: dict[str, str]) -> int | None:
-    ns = _int_or_none(options.get("elapsed-time-nsec"))
-    if ns is not None:
-        return ns
-    us = _int_or_none(options.get("elapsed-time-usec"))
-    return us * 1000 if us is not None else None
-
-
-def _int_or_none(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        return None
