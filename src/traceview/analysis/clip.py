@@ -35,19 +35,17 @@ def clipped_times(
     first, last = calls.thread_span(t, range_clock)
     incl: dict[str, I64] = {}
     totals: dict[str, int] = {}
-    rows = np.union1d(calls.enter_event[sel], calls.exit_event[sel]) if hi > lo else None
+    brackets = _brackets(calls, sel, s_r, e_r, time_range) if hi > lo else None
     for c in clocks:
         if c == range_clock:
             blo, bhi = rlo, rhi
             f_c, l_c = first, last
         else:
-            if rows is None:
+            if brackets is None:
                 incl[c] = np.zeros(0, dtype=np.int64)
                 totals[c] = 0
                 continue
-            xp = calls.trace.events.time(range_clock)[rows]
-            fp = calls.trace.events.time(c)[rows]
-            blo, bhi = (round(float(v)) for v in np.interp([rlo, rhi], xp, fp))
+            blo, bhi = (_interp(x, rows, calls, range_clock, c) for x, rows in brackets)
             f_c, l_c = calls.thread_span(t, c)
         start = np.clip(calls.start(c, sel), blo, max(blo, bhi))
         end = np.clip(calls.end(c, sel), blo, max(blo, bhi))
@@ -56,3 +54,32 @@ def clipped_times(
         incl[c] = end
         totals[c] = int(np.clip(l_c, blo, max(blo, bhi)) - np.clip(f_c, blo, max(blo, bhi)))
     return incl, keep, totals
+
+
+def _brackets(
+    calls: CallTable, sel: slice, s_r: I64, e_r: I64, time_range: tuple[int, int]
+) -> list[tuple[int, list[int]]]:
+    """For each range bound: the event rows `np.interp` over the thread's sorted event rows
+    would use (the last row at or before the bound and the next one), found without sorting
+    the rows: one masked max/min per bound instead of a union of every enter and exit row."""
+    rows = np.concatenate((calls.enter_event[sel], calls.exit_event[sel])).astype(np.int64)
+    times = np.concatenate((s_r, e_r))
+    out = []
+    for x in time_range:
+        before = rows[times <= x]
+        if not len(before):
+            out.append((x, [int(rows.min())]))
+            continue
+        j = int(before.max())
+        after = rows[rows > j]
+        out.append((x, [j] if not len(after) else [j, int(after.min())]))
+    return out
+
+
+def _interp(x: int, rows: list[int], calls: CallTable, from_clock: str, to_clock: str) -> int:
+    """`x` on `from_clock` mapped to `to_clock` between the two event rows (np.interp's
+    arithmetic, so the result equals interpolating over all of the thread's events)."""
+    ev = calls.trace.events
+    xp = ev.time(from_clock)[rows]
+    fp = ev.time(to_clock)[rows]
+    return round(float(np.interp(x, xp, fp)))

@@ -70,6 +70,7 @@ class Session:
         self._trees: OrderedDict[tuple[object, ...], CallTree] = OrderedDict()
         self._gates: dict[tuple[int, Any], threading.Lock] = {}
         self._colors: I64 | None = None
+        self._starts: dict[tuple[str, ...], I64] = {}
 
     @classmethod
     def load(cls, source: str, progress: Progress | None = None) -> Session:
@@ -108,7 +109,7 @@ class Session:
                 clock = self.timeline_clock
                 self._timeline = Timeline(
                     self.calls,
-                    self.calls.start(clock),
+                    self._start_column((), self.calls),
                     self.calls.end(clock),
                     self.origin,
                     self.end,
@@ -159,14 +160,14 @@ class Session:
         if q.time_range is None:
             return calls
         rlo, rhi = q.time_range
-        clock = self.timeline_clock
         threads = range(len(self.trace.threads)) if q.threads is None else q.threads
         parts = []
+        starts = self._start_column(q.mycode, calls)
         for t in threads:
             lo, hi = (int(x) for x in calls.thread_ranges[t])
             if hi == lo:
                 continue
-            start = calls.start(clock, slice(lo, hi))
+            start = starts[lo:hi]
             a = int(np.searchsorted(start, rlo, side="left"))
             b = int(np.searchsorted(start, rhi, side="left"))
             chain = []
@@ -179,6 +180,18 @@ class Session:
         # already sorted and distinct: threads in row order, each chain below its window
         rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return select_rows(calls, rows)
+
+    def _start_column(self, mycode: tuple[str, ...], calls: CallTable) -> I64:
+        """Start ns on the timeline clock of every call of `filtered(mycode)` (kept, so a range
+        query searches it instead of gathering a thread's starts from the events each time)."""
+        with self.lock:
+            hit = self._starts.get(mycode)
+            if hit is None or len(hit) != len(calls):
+                hit = calls.start(self.timeline_clock)
+                if len(self._starts) >= CACHE_FILTERS:
+                    self._starts.clear()
+                self._starts[mycode] = hit
+            return hit
 
     def profile(self, q: Query) -> Profile:
         """The profile of a query's selection on both clocks (cached per threads/range/mycode)."""
