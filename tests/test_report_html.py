@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from test_web_api_routes import EVIL_CLASS, EVIL_THREAD, viewer_trace
+from tracebuild import make_trace
 from traceview.cli import report as report_cli
 from traceview.exporters import html
+from traceview.model import Trace
 from traceview.web import report
 from traceview.web.app import static_dir
 from traceview.web.session import Session
@@ -121,3 +123,42 @@ def test_cli_writes_the_report(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert text.startswith("<!doctype html") or text.lower().startswith("<!doctype html")
     assert inlined(text)["/api/trace"]["live"] is False
+
+
+def _tiny_calls_trace() -> Trace:
+    """One long call holding 300 one-tick calls and 50 zero-length ones, spread out."""
+    ev = [(1, "enter", "com.app.Main.run", 0, 0)]
+    for i in range(300):
+        t = 1000 + i * 997
+        ev += [(1, "enter", "com.app.Tiny.a", t, t), (1, "exit", "com.app.Tiny.a", t + 1, t + 1)]
+    for i in range(50):
+        t = 1500 + i * 5003
+        ev += [(1, "enter", "com.app.Zero.z", t, t), (1, "exit", "com.app.Zero.z", t, t)]
+    ev.sort(key=lambda e: e[4])
+    ev.append((1, "exit", "com.app.Main.run", 400_000, 400_000))
+    return make_trace(ev, names={1: "main"})
+
+
+def test_small_report_stops_at_complete_tiles() -> None:
+    trace = _tiny_calls_trace()
+    trace.validate()
+    out = report.precompute(Session(trace, live=False))
+    tiles = {
+        (int(m["level"]), int(m["tile"])): v
+        for k, v in out.items()
+        if (
+            m := re.fullmatch(r"/api/timeline\?level=(?P<level>\d+)&thread=0&tile=(?P<tile>\d+)", k)
+        )
+    }
+    levels = out["/api/trace"]["report"]["timeline_levels"]
+    assert 0 < levels < 41 and max(lv for lv, _ in tiles) == levels - 1
+    for (lv, k), ans in tiles.items():
+        if lv:  # only the children of an incomplete tile are held
+            assert not tiles[(lv - 1, k // 2)].get("complete")
+        if not ans.get("complete"):  # an incomplete tile has both children
+            assert (lv + 1, 2 * k) in tiles and (lv + 1, 2 * k + 1) in tiles
+        elif not ans["merged"]["depth"]:
+            assert not ans["truncated"]
+    # every tile without children is complete: a finer view is drawn from it
+    leaves = [a for (lv, k), a in tiles.items() if (lv + 1, 2 * k) not in tiles]
+    assert leaves and all(a.get("complete") for a in leaves)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from traceview.web import answers
 from traceview.web.app import request_key
 from traceview.web.payload import encode
@@ -58,27 +60,37 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
 
 
 def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
-    """Add timeline tiles level by level (all tiles of a thread at a level, or none) and the
-    calls of their rects, while the budget lasts; return the number of complete levels.
+    """Add timeline tiles level by level (for each thread all of its open tiles at a level, or
+    none) and the calls of their rects, while the budget lasts; return the levels reached.
 
-    The last level may hold only some threads: the UI draws coarser tiles where one is missing.
+    A tile is open when its parent tile was not complete. A complete tile (no merged runs and
+    none cut, or buckets no wider than the clock's tick, where only zero-length calls can still
+    be runs) already draws every call in its span as it would at any finer level, so its finer
+    tiles are left out, it is marked `"complete": true` and the UI uses it for them (`api.js`).
+    A small trace thus stops after a few levels. Where the budget runs out the UI draws coarser
+    tiles with a note.
     """
-    tl = session.timeline()
     used = 0
     call_used = 0
     level = 0
-    threads = [t for t in range(tl.threads) if session.thread_has_events[t]]
+    tl = session.timeline()
+    times = session.trace.events.time(session.timeline_clock)
+    tick = 1000 if len(times) and not np.any(times % 1000) else 1  # µs-based clocks
+    pending = {t: [0] for t in range(tl.threads) if session.thread_has_events[t]}
     for clock in session.clocks:
         session.excl(clock)
-    while level <= 40 and threads:
-        done: set[int] = set()  # threads whose every call is already a rect at this level
-        for t in threads:
-            tiles = [answers.timeline_answer(session, t, level, k) for k in range(1 << level)]
+    while level <= 40 and pending:
+        deeper: dict[int, list[int]] = {}
+        for t, ks in pending.items():
+            tiles = [answers.timeline_answer(session, t, level, k) for k in ks]
             size = sum(len(encode(ans)) for ans in tiles)
             if used + size > budget:
                 return level
             used += size
-            for k, ans in enumerate(tiles):
+            fine = tl.bounds(level, 0)[2] <= tick
+            for k, ans in zip(ks, tiles, strict=True):
+                if fine or _complete(ans):
+                    ans["complete"] = True
                 params = {"thread": str(t), "level": str(level), "tile": str(k)}
                 out[request_key("/api/timeline", params)] = ans
                 for row in ans["rects"]["call"]:
@@ -88,8 +100,19 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
                     call = answers.call_answer(session, int(row))
                     call_used += len(encode(call))
                     out[ck] = call
-            if all(not ans["merged"]["depth"] for ans in tiles):
-                done.add(t)
-        threads = [t for t in threads if t not in done]  # deeper levels add nothing there
+            finer = [
+                c
+                for k, ans in zip(ks, tiles, strict=True)
+                if not ans.get("complete")
+                for c in (2 * k, 2 * k + 1)
+            ]
+            if finer:
+                deeper[t] = finer
+        pending = deeper
         level += 1
     return level
+
+
+def _complete(tile: dict[str, Any]) -> bool:
+    """True when a tile answer draws every call of its span as a rect (no runs, none cut)."""
+    return not tile["merged"]["depth"] and not tile["truncated"]

@@ -58,7 +58,26 @@ function fromReport(path, params) {
     const key2 = keyOf(path, rest);
     if (Object.prototype.hasOwnProperty.call(data, key2)) return data[key2];
   }
+  if (path === "/api/timeline") {
+    const tile = completeAncestor(data, params);
+    if (tile) return tile;
+  }
   throw new NotPrecomputed(key);
+}
+
+/** A report leaves out the finer tiles under a tile marked `complete` (every call of its span
+ * drawn as at any finer level), so that tile answers for them. */
+function completeAncestor(data, params) {
+  const thread = Number(params.thread);
+  let level = Number(params.level);
+  let k = Number(params.tile);
+  while (level > 0) {
+    level -= 1;
+    k = Math.floor(k / 2);
+    const tile = data[keyOf("/api/timeline", { thread, level, tile: k })];
+    if (tile) return tile.complete ? tile : null;
+  }
+  return null;
 }
 
 async function fromServer(path, params) {
