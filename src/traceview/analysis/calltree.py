@@ -1,7 +1,8 @@
 """Merged call paths: the top-down tree (calls with the same path from the root merged) and the
 bottom-up tree (exclusive time attributed to each method, then to its callers), as column
-tables. Built from a `CallTable` level by level with numpy; consumed by `traceview tree`, the
-text exporter and the viewer.
+tables. Built from a `CallTable` level by level with numpy (the bottom-up tree from the
+top-down one, whose merged nodes are far fewer than the calls); consumed by `traceview tree`,
+the text exporter and the viewer.
 """
 
 from __future__ import annotations
@@ -41,9 +42,14 @@ class CallTree:
         return len(self.method)
 
 
-def _rows(calls: CallTable, threads: Iterable[int] | None) -> npt.NDArray[np.intp]:
-    ts = range(len(calls.thread_ranges)) if threads is None else threads
-    parts = [np.arange(*calls.thread_ranges[int(t)]) for t in ts]
+def _rows(calls: CallTable, threads: Iterable[int] | None) -> npt.NDArray[np.intp] | None:
+    """The rows of `threads` (None when that is every row, so no column is copied)."""
+    if threads is None:
+        return None
+    ts = sorted({int(t) for t in threads})
+    if len(ts) == len(calls.thread_ranges):
+        return None
+    parts = [np.arange(*calls.thread_ranges[t]) for t in ts]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
 
 
@@ -51,129 +57,199 @@ def top_down(calls: CallTable, threads: Iterable[int] | None = None) -> CallTree
     """Calls of `threads` (default all) merged by path from their root."""
     rows = _rows(calls, threads)
     clocks = calls.clocks
-    n = len(rows)
-    local = np.full(len(calls), -1, dtype=np.int64)
-    local[rows] = np.arange(n)
-    parent = calls.parent[rows].astype(np.int64)
-    parent = np.where(parent >= 0, local[np.maximum(parent, 0)], -1)
-    method = calls.method[rows].astype(np.int64)
-    depth = calls.depth[rows]
-    incl = {c: calls.incl(c)[rows] for c in clocks}
-    excl = {c: calls.excl(c)[rows] for c in clocks}
+    if rows is None:
+        n = len(calls)
+        parent = calls.parent.astype(np.int64)
+        method = calls.method.astype(np.int64)
+        depth = calls.depth
+    else:
+        n = len(rows)
+        local = np.full(len(calls), -1, dtype=np.int64)
+        local[rows] = np.arange(n)
+        parent = calls.parent[rows].astype(np.int64)
+        parent = np.where(parent >= 0, local[np.maximum(parent, 0)], -1)
+        del local
+        method = calls.method[rows].astype(np.int64)
+        depth = calls.depth[rows]
     node = np.full(n, -1, dtype=np.int64)
-    span = np.int64(len(calls.trace.methods) + 1)
-    node_parent: list[I64] = []
-    node_method: list[I64] = []
-    next_id = 0
-    for d in range(int(depth.max()) + 1 if n else 0):
-        at = np.flatnonzero(depth == d)
-        up = node[parent[at]] if d else np.full(len(at), -1, dtype=np.int64)
-        key = (up + 1) * span + method[at]
-        uniq, inverse = np.unique(key, return_inverse=True)
-        node[at] = inverse + next_id
-        pu, mu = np.divmod(uniq, span)
-        node_parent.append(pu - 1)
-        node_method.append(mu)
-        next_id += len(uniq)
-    return _finish(
-        calls.trace,
-        clocks,
-        node,
-        np.concatenate(node_parent) if node_parent else np.zeros(0, np.int64),
-        np.concatenate(node_method) if node_method else np.zeros(0, np.int64),
-        incl,
-        excl,
-    )
+    span = len(calls.trace.methods) + 1
+    levels = _Levels()
+    for at in _by_depth(depth):
+        up = node[parent[at]] if levels.count else np.full(len(at), -1, dtype=np.int64)
+        node[at] = levels.add(up, method[at], span)
+    del parent, method, depth
+    k = levels.total
+    n_calls = np.bincount(node, minlength=k).astype(np.int64)
+    node_parent, node_method, node_depth = levels.columns()
+    incl: dict[str, I64] = {}
+    excl: dict[str, I64] = {}
+    has = node_parent >= 0
+    for c in clocks:
+        inc = calls.incl(c) if rows is None else calls.incl(c)[rows]
+        incl[c] = _sum(node, inc, k)
+        del inc
+        # a node's calls' children are exactly the calls of its child nodes
+        child = np.bincount(node_parent[has], weights=incl[c][has], minlength=k)
+        excl[c] = incl[c] - np.rint(child).astype(np.int64)
+    return _finish(calls.trace, clocks, node_parent, node_method, node_depth, n_calls, incl, excl)
 
 
 def bottom_up(
     calls: CallTable, threads: Iterable[int] | None = None, max_depth: int = 64
 ) -> CallTree:
-    """Exclusive time by method, then by caller path (up to `max_depth` callers)."""
-    rows = _rows(calls, threads)
-    clocks = calls.clocks
-    excl_all = {c: calls.excl(c)[rows] for c in clocks}
-    span = np.int64(len(calls.trace.methods) + 1)
-    owner = np.arange(len(rows))  # which contribution each frontier entry carries
-    anc = rows.astype(np.int64)  # current ancestor call of each contribution
-    prev = np.full(len(rows), -1, dtype=np.int64)
-    node_parent: list[I64] = []
-    node_method: list[I64] = []
-    members_node: list[I64] = []
-    members_owner: list[npt.NDArray[np.intp]] = []
-    next_id = 0
+    """Exclusive time by method, then by caller path (up to `max_depth` callers).
+
+    Inverts the top-down tree: a merged node's upward path is the path of each of its calls,
+    so every sum is the same as over the calls, from far fewer rows."""
+    return invert(top_down(calls, threads), max_depth)
+
+
+def invert(tree: CallTree, max_depth: int = 64) -> CallTree:
+    """The bottom-up tree of a top-down `tree` (up to `max_depth` callers per path)."""
+    clocks = tree.clocks
+    parent = tree.parent.astype(np.int64)
+    method = tree.method.astype(np.int64)
+    span = len(tree.trace.methods) + 1
+    owner = np.arange(len(tree))  # the top-down node whose exclusive time an entry carries
+    anc = owner.copy()  # current ancestor node of each entry
+    prev = np.full(len(tree), -1, dtype=np.int64)  # its bottom-up node one level down
+    levels = _Levels()
+    sums: list[tuple[I64, dict[str, I64]]] = []
     for _ in range(max_depth + 1):
         if not len(anc):
             break
-        key = (prev + 1) * span + calls.method[anc]
-        uniq, inverse = np.unique(key, return_inverse=True)
-        ids = inverse + next_id
-        pu, mu = np.divmod(uniq, span)
-        node_parent.append(pu - 1)
-        node_method.append(mu)
-        members_node.append(ids)
-        members_owner.append(owner)
-        next_id += len(uniq)
-        up = calls.parent[anc].astype(np.int64)
+        ids = levels.add(prev, method[anc], span)
+        base = levels.starts[-1]
+        size = levels.total - base
+        local = ids - base
+        n_calls = np.bincount(local, weights=tree.calls[owner], minlength=size)
+        sums.append(
+            (
+                np.rint(n_calls).astype(np.int64),
+                {c: _sum(local, tree.excl[c][owner], size) for c in clocks},
+            )
+        )
+        up = parent[anc]
         keep = up >= 0
         anc, prev, owner = up[keep], ids[keep], owner[keep]
-    mem_node = np.concatenate(members_node) if members_node else np.zeros(0, np.int64)
-    mem_owner = np.concatenate(members_owner) if members_owner else np.zeros(0, np.intp)
-    weights = {c: excl_all[c][mem_owner] for c in clocks}
+    node_parent, node_method, node_depth = levels.columns()
+    n_calls_all = _cat([s[0] for s in sums])
+    weights = {c: _cat([s[1][c] for s in sums]) for c in clocks}
     return _finish(
-        calls.trace,
-        clocks,
-        mem_node,
-        np.concatenate(node_parent) if node_parent else np.zeros(0, np.int64),
-        np.concatenate(node_method) if node_method else np.zeros(0, np.int64),
-        weights,
-        weights,
+        tree.trace, clocks, node_parent, node_method, node_depth, n_calls_all, weights, weights
     )
+
+
+class _Levels:
+    """Merged nodes added one level at a time: a node is a distinct (parent node, method)."""
+
+    def __init__(self) -> None:
+        self.parents: list[I64] = []
+        self.methods: list[I64] = []
+        self.starts: list[int] = []
+        self.total = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.starts)
+
+    def add(self, up: I64, method: I64, span: int) -> I64:
+        """Node id of each (parent node or -1, method) pair, new ids for this level."""
+        key = (up + 1) * span + method
+        uniq, inverse = _unique(key, (self.total + 1) * span)
+        pu, mu = np.divmod(uniq, span)
+        self.parents.append(pu - 1)
+        self.methods.append(mu)
+        self.starts.append(self.total)
+        ids = inverse + self.total
+        self.total += len(uniq)
+        return ids
+
+    def columns(self) -> tuple[I64, I64, I64]:
+        """parent, method and depth of every node, by id."""
+        sizes = [len(m) for m in self.methods]
+        depth = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+        return _cat(self.parents), _cat(self.methods), depth
+
+
+def _unique(key: I64, space: int) -> tuple[I64, I64]:
+    """`np.unique(key, return_inverse=True)`, by a presence table when the key space is small
+    (no sort)."""
+    if space <= 2 * len(key) + (1 << 20):
+        seen = np.zeros(space, dtype=bool)
+        seen[key] = True
+        uniq = np.flatnonzero(seen).astype(np.int64)
+        rank = np.cumsum(seen, dtype=np.int32 if space < 1 << 31 else np.int64)
+        inverse: I64 = rank[key].astype(np.int64)
+        inverse -= 1
+        return uniq, inverse
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return uniq.astype(np.int64), inverse.astype(np.int64).ravel()
+
+
+def _by_depth(depth: I32) -> list[npt.NDArray[np.intp]]:
+    """Row indexes of each depth, shallowest first (one stable sort instead of a scan per
+    depth)."""
+    if not len(depth):
+        return []
+    top = int(depth.max())
+    key = depth.astype(np.uint16) if top < 1 << 16 else depth
+    order = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[order], np.arange(top + 2))
+    return [order[bounds[d] : bounds[d + 1]] for d in range(top + 1)]
 
 
 def _finish(
     trace: Trace,
     clocks: tuple[str, ...],
-    member_node: I64,
     node_parent: I64,
     node_method: I64,
+    node_depth: I64,
+    calls: I64,
     incl: dict[str, I64],
     excl: dict[str, I64],
 ) -> CallTree:
-    """Sum member values per node and order the nodes depth-first (children by decreasing
-    inclusive on the first clock)."""
+    """Order summed nodes depth-first, children by decreasing inclusive on the first clock
+    (ties by method row). Nodes come level by level (`parent[i] < i`), so subtree sizes are
+    summed deepest level first and positions placed shallowest first."""
     k = len(node_method)
-    calls = np.bincount(member_node, minlength=k).astype(np.int64)
-    s_incl = {c: _sum(member_node, incl[c], k) for c in clocks}
-    s_excl = {c: _sum(member_node, excl[c], k) for c in clocks}
-    weight = s_incl[clocks[0]] if clocks else calls
-    # pre-order by an explicit stack over the (merged, usually small) node set
-    order = np.lexsort((node_method, -weight, node_parent))
-    children: dict[int, list[int]] = {}
-    for i in order.tolist():
-        children.setdefault(int(node_parent[i]), []).append(i)
-    pre: list[int] = []
-    depth_of: list[int] = []
-    stack = [(i, 0) for i in reversed(children.get(-1, []))]
-    while stack:
-        i, d = stack.pop()
-        pre.append(i)
-        depth_of.append(d)
-        stack.extend((c, d + 1) for c in reversed(children.get(i, [])))
-    perm = np.array(pre, dtype=np.int64)
-    new_index = np.empty(k, dtype=np.int64)
-    new_index[perm] = np.arange(k)
-    par = node_parent[perm]
+    weight = incl[clocks[0]] if clocks else calls
+    order = np.lexsort((node_method, -weight, node_parent))  # siblings together, in order
+    bounds = np.searchsorted(node_depth, np.arange(int(node_depth.max()) + 2 if k else 0))
+    size = np.ones(k, dtype=np.int64)
+    for d in range(len(bounds) - 2, 0, -1):
+        at = slice(bounds[d], bounds[d + 1])
+        size += np.bincount(node_parent[at], weights=size[at], minlength=k).astype(np.int64)
+    # offset of each node among its siblings: sizes of the siblings sorted before it
+    sz = size[order]
+    run = np.cumsum(sz) - sz
+    par = node_parent[order]
+    first = np.ones(k, dtype=bool)
+    first[1:] = par[1:] != par[:-1]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(k), 0))
+    offset = np.empty(k, dtype=np.int64)
+    offset[order] = run - run[group_start]
+    pos = offset.copy()  # roots: their offset; deeper: parent's position + 1 + offset
+    for d in range(1, len(bounds) - 1):
+        at = slice(bounds[d], bounds[d + 1])
+        pos[at] += pos[node_parent[at]] + 1
+    perm = np.empty(k, dtype=np.int64)
+    perm[pos] = np.arange(k)
+    par_new = node_parent[perm]
     return CallTree(
         trace=trace,
         clocks=clocks,
-        parent=np.where(par >= 0, new_index[np.maximum(par, 0)], -1).astype(np.int32),
+        parent=np.where(par_new >= 0, pos[np.maximum(par_new, 0)], -1).astype(np.int32),
         method=node_method[perm].astype(np.int32),
-        depth=np.array(depth_of, dtype=np.int32),
+        depth=node_depth[perm].astype(np.int32),
         calls=calls[perm],
-        incl={c: v[perm] for c, v in s_incl.items()},
-        excl={c: v[perm] for c, v in s_excl.items()},
+        incl={c: v[perm] for c, v in incl.items()},
+        excl={c: v[perm] for c, v in excl.items()},
     )
+
+
+def _cat(parts: list[I64]) -> I64:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _sum(index: I64, values: I64, n: int) -> I64:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.calltree import CallTree, bottom_up, top_down
+from traceview.analysis.calltree import CallTree, top_down
+from traceview.analysis.calltree import invert as calltree_invert
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -76,42 +76,9 @@ def flame_of_tree(
 
 
 def invert(tree: CallTree) -> CallTree:
-    """The bottom-up tree of a top-down tree: `calltree.bottom_up` run over the merged nodes
-    instead of every call. A node's upward method path is the path of each of its calls, so
-    every sum (times and call counts) is the same, and the merged tree is far smaller."""
-    up = bottom_up(cast(CallTable, _TreeAsCalls(tree)))
-    return CallTree(
-        trace=up.trace,
-        clocks=tree.clocks,
-        parent=up.parent,
-        method=up.method,
-        depth=up.depth,
-        calls=up.incl[_COUNT],
-        incl={k: v for k, v in up.incl.items() if k != _COUNT},
-        excl={k: v for k, v in up.excl.items() if k != _COUNT},
-    )
-
-
-_COUNT = "#calls"  # a pseudo-clock carrying call counts through `bottom_up`
-
-
-class _TreeAsCalls:
-    """A merged top-down tree seen as a call table by `calltree.bottom_up`: one "call" per
-    node, its exclusive time the node's, and the node's call count as one more clock."""
-
-    def __init__(self, tree: CallTree) -> None:
-        self.trace = tree.trace
-        self.clocks = (*tree.clocks, _COUNT)
-        self.method = tree.method
-        self.parent = tree.parent
-        self.thread_ranges = np.array([[0, len(tree)]], dtype=np.int64)
-        self._tree = tree
-
-    def __len__(self) -> int:
-        return len(self._tree)
-
-    def excl(self, clock: str) -> I64:
-        return self._tree.calls if clock == _COUNT else self._tree.excl[clock]
+    """The bottom-up tree of a top-down tree (`calltree.invert`: over the merged nodes, not
+    every call; the sums are the same)."""
+    return calltree_invert(tree)
 
 
 def layout(
