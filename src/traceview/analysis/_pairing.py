@@ -66,7 +66,7 @@ class Repaired:
 
 
 def pair_thread(
-    rows: Arr,
+    rows: Arr | None,
     act: Arr,
     meth: Arr,
     *,
@@ -79,11 +79,15 @@ def pair_thread(
 
     Without `enter_mask` the exits are checked against their enters and a mismatch returns
     `Paired(..., mismatched=True)` with no columns; with it (a repaired sequence) no check is
-    made and `forced` marks the exits that close a frame early.
+    made and `forced` marks the exits that close a frame early. `rows=None` numbers the
+    records 0..m-1 (`enter_event`/`exit_event` are then positions in `act`).
     """
-    m = len(rows)
-    first_row = int(rows[0]) if first is None else first
-    last_row = int(rows[-1]) if last is None else last
+    m = len(act)
+    if rows is None:
+        first_row, last_row = (0, m - 1) if first is None else (first, last or 0)
+    else:
+        first_row = int(rows[0]) if first is None else first
+        last_row = int(rows[-1]) if last is None else last
     is_enter = (act == ENTER) if enter_mask is None else enter_mask
     ce = np.cumsum(is_enter, dtype=np.int32)  # enters up to and including each record
     level = ce * 2
@@ -144,11 +148,11 @@ def pair_thread(
     depth[:s] = np.arange(s, dtype=np.int32)
     depth[s:] = lv_e
     del lv_e
-    enter_event = np.empty(n, dtype=rows.dtype)
+    enter_event = np.empty(n, dtype=ix if rows is None else rows.dtype)
     enter_event[:s] = first_row
-    enter_event[s:] = rows[ep]
+    enter_event[s:] = ep if rows is None else rows[ep]
     del ep
-    exit_event = rows[safe]
+    exit_event = safe.astype(ix) if rows is None else rows[safe]
     exit_event[~closed] = last_row
     subtree_end = ce[safe]
     subtree_end += s

@@ -217,22 +217,8 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
         if not len(rows):
             return Paired.empty(), 0, (-1, -1)
         span = (int(rows[0]), int(rows[-1]))
-        act = ev.action[rows]
-        meth = ev.method[rows]
-        paired = pair_thread(rows, act, meth)
-        if not paired.mismatched:
-            return paired, 0, span
-        seq = repair_sequence(act, meth)
-        paired = pair_thread(
-            rows[seq.positions],
-            act[seq.positions],
-            meth[seq.positions],
-            enter_mask=seq.is_enter,
-            forced=seq.forced,
-            first=int(rows[0]),
-            last=int(rows[-1]),
-        )
-        return paired, seq.dropped, span
+        paired, dropped = pair_records(ev.action[rows], ev.method[rows], rows)
+        return paired, dropped, span
 
     # Each thread gets a reserved slot of the output: k records make (k + open +
     # synthesised) / 2 calls, so k // 2 plus room for the frames open at either end (a thread
@@ -275,6 +261,28 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
 
 
 _ROOM = 256  # output rows reserved per thread for frames open at the start or the end
+
+
+def pair_records(
+    act: npt.NDArray[Any], meth: npt.NDArray[Any], rows: IntArray | None
+) -> tuple[Paired, int]:
+    """Pair one thread's records (chronological; `rows` their event rows, or None to number
+    them 0..m-1) with the repair walk when an exit does not match; (calls, exits dropped)."""
+    paired = pair_thread(rows, act, meth)
+    if not paired.mismatched:
+        return paired, 0
+    seq = repair_sequence(act, meth)
+    m = len(act)
+    paired = pair_thread(
+        seq.positions if rows is None else rows[seq.positions],
+        act[seq.positions],
+        meth[seq.positions],
+        enter_mask=seq.is_enter,
+        forced=seq.forced,
+        first=0 if rows is None else int(rows[0]),
+        last=m - 1 if rows is None else int(rows[-1]),
+    )
+    return paired, seq.dropped
 
 
 class _Columns:

@@ -154,7 +154,6 @@ def thread_profiles(
     for c in clocks:
         if c not in calls.clocks:
             raise KeyError(f"this trace has no {c} clock")
-    _compact_methods(calls)  # computed once, before the workers share it
     return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range), rows)
 
 
@@ -205,142 +204,145 @@ def merge(
 def _thread_profile(
     calls: CallTable, t: int, clocks: tuple[str, ...], time_range: tuple[int, int] | None
 ) -> Profile:
-    trace = calls.trace
-    n_methods = len(trace.methods)
-    used, compact = _compact_methods(calls)
-    u = len(used)
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
-    cm = compact[calls.method[sel]]  # compact method of each call
-    rec = (calls.flags[sel] & RECURSIVE).view(bool)
-    up = np.maximum(calls.parent[sel] - (lo - 1), 0)  # parent's local row + 1; 0 for roots
     keep: Bools | None = None
-    incl: dict[str, I64] = {}
-    totals: dict[str, int] = {}
     range_clock = None
     if time_range is not None:
         range_clock = "wall" if "wall" in calls.clocks else "cpu"
         incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
     else:
-        for c in clocks:
-            totals[c] = calls.thread_total(t, c)
+        incl = {c: calls.incl(c, sel) for c in clocks}
+        totals = {c: calls.thread_total(t, c) for c in clocks}
+    parent = calls.parent[sel] - lo
+    parent[parent < -1] = -1  # roots (-1 - lo) back to -1
+    stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl, keep)
+    return stats.profile(calls.trace, t, totals, time_range, range_clock)
 
-    # calls n and r per method: one bincount over (method, recursive)
-    nr = np.bincount(cm * 2 + rec if keep is None else (cm * 2 + rec)[keep], minlength=2 * u)
-    nr = nr.reshape(u, 2)
-    n_kept = hi - lo if keep is None else int(np.count_nonzero(keep))
-    # edges: (caller + 1, method, caller recursive, recursive) as one dense or sparse key
-    ext = np.empty(hi - lo + 1, dtype=np.int64)
+
+@dataclass(frozen=True, eq=False)
+class ThreadStats:
+    """One thread's statistics as edge sums over compact methods (`used[k]` is the method
+    row of compact method k); `profile()` derives the per-method sums from them."""
+
+    used: npt.NDArray[np.intp]
+    edge_key: I64  # caller bin (0 = (toplevel), else 1 + compact * 2 + rec) * 2u + callee bin
+    edge_calls: I64
+    edge_incl: dict[str, I64]
+    n_calls: int
+
+    def profile(
+        self,
+        trace: Trace,
+        t: int,
+        totals: dict[str, int],
+        time_range: tuple[int, int] | None = None,
+        range_clock: str | None = None,
+    ) -> Profile:
+        """The thread's Profile (`totals`: the thread's last - first time per clock)."""
+        n_methods = len(trace.methods)
+        used, u2 = self.used, 2 * len(self.used)
+        caller, callee = np.divmod(self.edge_key, u2)
+        nr = _sum_by(callee, self.edge_calls, u2)
+        incl: dict[str, I64] = {}
+        excl: dict[str, I64] = {}
+        top: dict[str, I64] = {}
+        toplevel: dict[str, int] = {}
+        for c, w in self.edge_incl.items():
+            inc = _sum_by(callee, w, u2)  # by (method, recursive) bin
+            below = _sum_by(caller, w, u2 + 1)  # the children's inclusive, by caller bin
+            toplevel[c] = totals[c] - int(below[0])
+            exc = inc - below[1:]
+            excl[c] = _expand(exc[0::2] + exc[1::2], used, n_methods)
+            top[c] = _expand(exc[0::2], used, n_methods)
+            incl[c] = _expand(inc[0::2], used, n_methods)
+        caller_bin = np.maximum(caller - 1, 0)
+        edges = EdgeTable(
+            parent=np.where(caller > 0, used[caller_bin // 2], -1).astype(np.int32),
+            child=used[callee // 2].astype(np.int32),
+            parent_recursive=(caller > 0) & (caller_bin % 2 == 1),
+            child_recursive=(callee % 2).astype(bool),
+            calls=self.edge_calls,
+            incl=self.edge_incl,
+        )
+        clocks = tuple(self.edge_incl)
+        return Profile(
+            trace=trace,
+            threads=(t,),
+            clocks=clocks,
+            calls=_expand(nr[0::2], used, n_methods),
+            recursive_calls=_expand(nr[1::2], used, n_methods),
+            incl=incl,
+            excl=excl,
+            top_excl=top,
+            edges=edges,
+            thread_total={c: np.array([totals[c]], dtype=np.int64) for c in clocks},
+            thread_calls=np.array([self.n_calls], dtype=np.int64),
+            toplevel=toplevel,
+            estimates=trace.header.sampled,
+            time_range=time_range,
+            range_clock=range_clock,
+        )
+
+
+def thread_stats(
+    method: npt.NDArray[np.int32],
+    flags: npt.NDArray[np.uint8],
+    parent: npt.NDArray[np.signedinteger],
+    incl: dict[str, I64],
+    keep: Bools | None = None,
+) -> ThreadStats:
+    """Edge sums of one thread's calls (`parent`: thread-local rows, -1 for roots; `incl`:
+    inclusive ns per call and clock; `keep`: the calls to count, default all).
+
+    Every call adds its inclusive time and one call to the edge (caller's method and
+    recursion bit, or (toplevel); its own method and recursion bit): one counting pass per
+    clock over a dense key (a sort when the key space is large next to the thread).
+    Per-method sums follow from the edges (exclusive = a bin's inclusive minus its
+    children's), so no per-call exclusive time is computed."""
+    n = len(method)
+    seen = np.zeros(int(method.max()) + 1 if n else 1, dtype=bool)
+    seen[method] = True
+    used = np.flatnonzero(seen)
+    compact = np.cumsum(seen, dtype=np.int64)
+    compact -= 1
+    u2 = 2 * len(used)
+    ext = np.empty(n + 1, dtype=np.int64)
     ext[0] = 0
-    ext[1:] = cm
-    ext[1:] += 1
-    ext[1:] *= 2
-    ext[1:] += rec  # (caller compact + 1) * 2 + caller recursive, 0 for (toplevel)
-    key = ext[up]
-    del ext
-    key *= u
-    key += cm
-    key *= 2
-    key += rec
+    bins = ext[1:]
+    np.take(compact, method, out=bins)
+    bins *= 2
+    bins += flags & RECURSIVE
+    bins += 1
+    key = ext[parent + 1]  # the caller's bin + 1 (0 for roots)
+    bins -= 1
+    key *= u2
+    key += bins
+    del ext, bins
     if keep is not None:
         key = key[keep]
-    space = (u + 1) * 2 * u * 2
-    if space <= 2 * (hi - lo) + 4096:  # dense counting when the key space is small
-        edge_calls_dense = np.bincount(key, minlength=space)
-        uniq = np.flatnonzero(edge_calls_dense)
-        edge_calls = edge_calls_dense[uniq].astype(np.int64)
-        del edge_calls_dense
-        inverse = None
+        incl = {c: v[keep] for c, v in incl.items()}
+    space = (u2 + 1) * u2
+    edge_incl: dict[str, I64] = {}
+    if space <= 2 * len(key) + 4096:  # dense counting when the key space is small
+        counts = np.bincount(key, minlength=space)
+        uniq = np.flatnonzero(counts)
+        edge_calls = counts[uniq].astype(np.int64)
+        del counts
+        for c, v in incl.items():
+            edge_incl[c] = _sum_by(key, v, space)[uniq]
     else:
         uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
         edge_calls = counts.astype(np.int64)
-
-    excl: dict[str, I64] = {}
-    top: dict[str, I64] = {}
-    meth_incl: dict[str, I64] = {}
-    edge_incl: dict[str, I64] = {}
-    toplevel: dict[str, int] = {}
-    mr = cm * 2 + rec  # (method, recursive) bins: one bincount gives both halves
-    if keep is not None:
-        mr = mr[keep]
-    for c in clocks:
-        inc = incl.pop(c) if keep is not None else calls.incl(c, sel)
-        child_sum = np.bincount(up, weights=inc, minlength=hi - lo + 1).astype(
-            np.float64, copy=False
-        )
-        toplevel[c] = totals[c] - round(float(child_sum[0]))
-        np.rint(child_sum, out=child_sum)
-        exc = child_sum[1:].astype(np.int64)
-        del child_sum
-        np.subtract(inc, exc, out=exc)
-        inc_k = inc if keep is None else inc[keep]
-        exc_k = exc if keep is None else exc[keep]
-        by_rec = _sum_by(mr, exc_k, 2 * u).reshape(u, 2)
-        excl[c] = _expand(by_rec.sum(axis=1), used, n_methods)
-        top[c] = _expand(by_rec[:, 0], used, n_methods)
-        meth_incl[c] = _expand(_sum_by(mr, inc_k, 2 * u).reshape(u, 2)[:, 0], used, n_methods)
-        if inverse is None:
-            edge_incl[c] = _sum_by(key, inc_k, space)[uniq]
-        else:
-            edge_incl[c] = _sum_by(inverse, inc_k, len(uniq))
-        del inc, exc, inc_k, exc_k
-    edges = _edges_from_compact(uniq, used, u, edge_calls, edge_incl)
-    return Profile(
-        trace=trace,
-        threads=(t,),
-        clocks=clocks,
-        calls=_expand(nr[:, 0].astype(np.int64), used, n_methods),
-        recursive_calls=_expand(nr[:, 1].astype(np.int64), used, n_methods),
-        incl=meth_incl,
-        excl=excl,
-        top_excl=top,
-        edges=edges,
-        thread_total={c: np.array([totals[c]], dtype=np.int64) for c in clocks},
-        thread_calls=np.array([n_kept], dtype=np.int64),
-        toplevel=toplevel,
-        estimates=trace.header.sampled,
-        time_range=time_range,
-        range_clock=range_clock,
-    )
-
-
-def _compact_methods(calls: CallTable) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int32]]:
-    """(method rows that have calls, compact index of every method row: -1 if unused);
-    cached on the call table."""
-    cache = calls.__dict__.get("_compact")
-    if cache is None:
-        n_methods = len(calls.trace.methods)
-        seen = np.zeros(n_methods, dtype=bool)
-        seen[calls.method] = True
-        used = np.flatnonzero(seen)
-        compact = np.full(n_methods, -1, dtype=np.int32)
-        compact[used] = np.arange(len(used))
-        cache = (used, compact)
-        calls.__dict__["_compact"] = cache
-    return cache
+        for c, v in incl.items():
+            edge_incl[c] = _sum_by(inverse, v, len(uniq))
+    return ThreadStats(used, uniq.astype(np.int64), edge_calls, edge_incl, len(key))
 
 
 def _expand(values: I64, used: npt.NDArray[np.intp], n: int) -> I64:
     out = np.zeros(n, dtype=np.int64)
     out[used] = values
     return out
-
-
-def _edges_from_compact(
-    uniq: I64, used: npt.NDArray[np.intp], u: int, calls: I64, incl: dict[str, I64]
-) -> EdgeTable:
-    rest, child_rec = np.divmod(uniq, 2)
-    rest, child = np.divmod(rest, u)
-    caller, parent_rec = np.divmod(rest, 2)
-    parent = np.where(caller > 0, used[np.maximum(caller - 1, 0)], -1)
-    return EdgeTable(
-        parent=parent.astype(np.int32),
-        child=used[child].astype(np.int32),
-        parent_recursive=parent_rec.astype(bool),
-        child_recursive=child_rec.astype(bool),
-        calls=calls,
-        incl=incl,
-    )
 
 
 def _sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
