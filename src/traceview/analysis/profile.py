@@ -162,11 +162,21 @@ def merge(
 ) -> Profile:
     """Sum per-thread (or any disjoint) profiles into one (`clocks` names the clocks of an
     empty merge; default the parts' clocks, or every clock present)."""
-    trace = calls.trace
+    return merge_parts(parts, calls.trace, clocks or calls.clocks, calls.diagnostics)
+
+
+def merge_parts(
+    parts: Sequence[Profile],
+    trace: Trace,
+    clocks: tuple[str, ...],
+    diagnostics: Sequence[Diagnostic] = (),
+) -> Profile:
+    """`merge` given the trace, the clocks of an empty merge and the call table's
+    diagnostics (for callers that never built a call table)."""
     n_methods = len(trace.methods)
-    clocks = parts[0].clocks if parts else (clocks or calls.clocks)
+    clocks = parts[0].clocks if parts else clocks
     if len(parts) == 1:
-        return replace(parts[0], diagnostics=list(calls.diagnostics))
+        return replace(parts[0], diagnostics=list(diagnostics))
     zeros = np.zeros(n_methods, dtype=np.int64)
 
     def cat(arrays: list[I64]) -> I64:
@@ -197,7 +207,7 @@ def merge(
         estimates=trace.header.sampled,
         time_range=parts[0].time_range if parts else None,
         range_clock=parts[0].range_clock if parts else None,
-        diagnostics=list(calls.diagnostics),
+        diagnostics=list(diagnostics),
     )
 
 

@@ -46,7 +46,7 @@ def _whole_us(values: Iterable[npt.NDArray[np.int64]]) -> bool:
     return all(not np.any(v % 1000) for v in values)
 
 
-def regress(prof: Profile, calls: CallTable) -> str:
+def regress(prof: Profile, calls: CallTable | None = None) -> str:
     """The `traceview -r` dump: totals, per-thread times, Method Stats, diagnostics.
 
     Times in µs (integers when every value is a whole µs, else 3 decimals); a clock the trace
@@ -114,7 +114,7 @@ def regress(prof: Profile, calls: CallTable) -> str:
     for k, m in enumerate(rows.tolist()):
         vals = [texts[0][k], texts[1][k], texts[2][k], texts[3][k]]
         out.append(row(vals, f"{n_calls[k]}+{r_calls[k]}", clean(methods.label(m))))
-    diags = list(trace.diagnostics) + list(calls.diagnostics)
+    diags = list(trace.diagnostics) + list(prof.diagnostics if calls is None else calls.diagnostics)
     if diags:
         out.append("")
         out.append("Diagnostics:")
