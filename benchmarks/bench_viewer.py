@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
             m = rng.randrange(n_methods)
             q = f"thread={th}&level={level}&tile={tile}"
             results["highlight"].append(timed(client, f"/api/highlight/{m}?{q}"))
-        for _ in range(max(20, args.requests // 10)):
+        for _ in range(max(20, args.requests // 4)):
             row = rng.randrange(sum(weights))
             results["call"].append(timed(client, f"/api/call/{row}"))
             a = rng.uniform(0, span)

@@ -118,14 +118,16 @@ class Session:
 
     def prepare_timeline(self) -> None:
         """Build the tile indexes of the big threads, the exclusive times and the default merged
-        tree (run in the background after the server starts)."""
+        tree (run in the background after the server starts): what a first screen asks for
+        first (the first tile levels, then the flame graph, hovers), deep zoom levels last."""
         tl = self.timeline()
-        for levels in (3, 41):  # the levels a first screen asks for, for every thread first
-            for t in range(tl.threads):
-                tl.prepare(t, levels)
+        for t in range(tl.threads):
+            tl.prepare(t, 3)
+        self.tree(self.query())  # the default flame graph
         for clock in self.clocks:
             self.excl(clock)  # for /api/call
-        self.tree(self.query())  # the default flame graph
+        for t in range(tl.threads):
+            tl.prepare(t)
 
     def method_colors(self) -> I64:
         """Palette index per method row: round-robin in order of inclusive time, -1 if unused."""
