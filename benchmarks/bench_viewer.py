@@ -5,18 +5,21 @@
 Runs `traceview TRACE --no-browser` as a child process and times: start -> URL printed
 (server ready) -> the level-0 timeline tile of every thread answered -> (optionally) first
 paint in headless Chromium (`document.body.dataset.ready`). Then sends random zoom/pan tile
-requests, method highlights, call look-ups and range profiles (random threads and ranges),
-and prints p50/p95 ms and mean/max bytes per kind. Not part of the test suite.
+requests, method highlights, call look-ups, range profiles and range flame graphs (random
+threads and ranges), and prints p50/p95 ms and mean/max bytes per kind; last, times
+`traceview report` on the same trace (seconds, size, peak RSS). Not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -126,6 +129,7 @@ def main(argv: list[str]) -> int:
             "highlight": [],
             "call": [],
             "range profile": [],
+            "range flame": [],
         }
         for _ in range(args.requests):
             th = rng.choices(threads, weights)[0]["row"]
@@ -143,21 +147,44 @@ def main(argv: list[str]) -> int:
             a = rng.uniform(0, span)
             b = min(span, a + span * 10 ** rng.uniform(-4, -1))
             sel = ",".join(str(th["row"]) for th in rng.sample(threads, rng.randint(1, 4)))
-            results["range profile"].append(
-                timed(client, f"/api/profile?clock=wall&threads={sel}&t0={a:.3f}&t1={b:.3f}")
-            )
+            rq = f"clock=wall&threads={sel}&t0={a:.3f}&t1={b:.3f}"
+            results["range profile"].append(timed(client, f"/api/profile?{rq}"))
+            results["range flame"].append(timed(client, f"/api/flame?kind=graph&{rq}"))
         for kind, rows in results.items():
-            ms = [r[0] for r in rows]
-            size = [r[1] for r in rows]
+            lat = [r[0] for r in rows]
+            sizes = [r[1] for r in rows]
             print(
-                f"{kind:>14}: n={len(rows)} p50 {percentile(ms, 50):.1f} ms, "
-                f"p95 {percentile(ms, 95):.1f} ms, max {max(ms):.1f} ms; "
-                f"bytes mean {statistics.mean(size) / 1024:.1f} KiB, max {max(size) / 1024:.1f} KiB"
+                f"{kind:>14}: n={len(rows)} p50 {percentile(lat, 50):.1f} ms, "
+                f"p95 {percentile(lat, 95):.1f} ms, max {max(lat):.1f} ms; "
+                f"bytes mean {statistics.mean(sizes) / 1024:.1f} KiB, "
+                f"max {max(sizes) / 1024:.1f} KiB"
             )
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    report(trace)
     return 0
+
+
+def report(trace: Path) -> None:
+    """Time `traceview report TRACE` (default budget) as a child; print seconds, size, peak RSS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.html"
+        t = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "traceview", "report", str(trace), "-o", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            print(f"report: failed ({proc.returncode})")
+            return
+        size = out.stat().st_size / 1e6
+        rss = usage.ru_maxrss / 1024
+        print(f"report: {seconds:.2f} s, {size:.1f} MB, peak RSS {rss:.0f} MB")
 
 
 if __name__ == "__main__":
