@@ -90,8 +90,10 @@ def pair_thread(
         last_row = int(rows[-1]) if last is None else last
     is_enter = (act == ENTER) if enter_mask is None else enter_mask
     ce = np.cumsum(is_enter, dtype=np.int32)  # enters up to and including each record
-    level = ce * 2
-    level -= np.arange(1, m + 1, dtype=np.int32)  # running depth after each record
+    step = is_enter.view(np.int8) * np.int8(2)
+    step -= 1
+    level = np.cumsum(step, dtype=np.int32)  # running depth after each record
+    del step
     s = max(0, -int(level.min()))
     level += s
     level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
@@ -164,8 +166,16 @@ def pair_thread(
     flags[~closed] = OPEN
     flags[:s] |= SYNTH_ENTRY
     del safe, exit_pos
-    flags[_recursive(method, subtree_end)] |= _RECURSIVE
     parent = _parents(sorted_rows, lvl, depth, s, n)
+    del sorted_rows, lvl
+    may = _may_recurse(method, parent)
+    if may is None:
+        flags[_recursive(method, subtree_end, n)] |= _RECURSIVE
+    elif len(may):
+        cand = np.zeros(int(method.max()) + 1, dtype=bool)
+        cand[may] = True
+        sub = np.flatnonzero(cand[method])
+        flags[sub[_recursive(method[sub], subtree_end[sub], n, sub)]] |= _RECURSIVE
     return Paired(
         method=method,
         depth=depth,
@@ -197,6 +207,16 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
         return parent
     prev = sorted_rows - 1
     first_child = depth[prev] == lvl - 1
+    if s == 0:
+        # every level starts with a first child, so the running max of the sorted position
+        # of the last first child (increasing across levels) finds each call's nearest
+        # first-child sibling at or before it: the row before that one is the parent (roots,
+        # at the front, keep position 0 whose previous row is -1)
+        at = np.where(first_child, np.arange(len(prev), dtype=prev.dtype), 0)
+        del first_child
+        np.maximum.accumulate(at, out=at)
+        parent[sorted_rows] = prev[at]
+        return parent
     seed = np.zeros(int(lvl[-1]) + 1 if len(lvl) else 1, dtype=sorted_rows.dtype)
     seed[1 : min(s, len(seed))] = np.arange(1, min(s, len(seed)))
     wide = (int(lvl[-1]) + 1) * (n + 1) >= 2**31
@@ -211,12 +231,84 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
     return parent
 
 
-def _recursive(method: Arr, subtree_end: Arr) -> Arr:
-    """Rows inside an earlier call of the same method (this thread's rows, pre-order).
+def _may_recurse(method: Arr, parent: Arr) -> Arr | None:
+    """Methods on a cycle of this thread's caller -> callee method graph (only their calls
+    can be recursive: an ancestor of the same method closes a cycle through the calls in
+    between), or None when the graph is too big to walk."""
+    inner = parent >= 0
+    callee = method[inner]
+    if not len(callee):
+        return np.zeros(0, dtype=np.intp)
+    caller = method[parent[inner]]
+    top = int(method.max()) + 1
+    key = caller.astype(np.int64)
+    key *= top
+    key += callee
+    del caller, callee, inner
+    if top * top <= 4 * len(key) + 4096:
+        pairs = np.flatnonzero(np.bincount(key, minlength=top * top))
+    else:
+        pairs = np.unique(key)
+    if len(pairs) > 200_000:
+        return None
+    src, dst = np.divmod(pairs, top)
+    return np.array(sorted(_on_cycles(src.tolist(), dst.tolist())), dtype=np.intp)
+
+
+def _on_cycles(src: list[int], dst: list[int]) -> set[int]:
+    """Nodes of a small directed graph that lie on a cycle (self-loops included): the
+    strongly connected components of more than one node, by an iterative Tarjan walk."""
+    out: set[int] = {a for a, b in zip(src, dst, strict=True) if a == b}
+    succ: dict[int, list[int]] = {}
+    for a, b in zip(src, dst, strict=True):
+        succ.setdefault(a, []).append(b)
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    for root in succ:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            nxt = succ.get(v, [])
+            if i < len(nxt):
+                work.append((v, i + 1))
+                w = nxt[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.update(comp)
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+    return out
+
+
+def _recursive(method: Arr, subtree_end: Arr, n_rows: int, rows: Arr | None = None) -> Arr:
+    """Which of the given calls lie inside an earlier call of the same method (`rows`: their
+    rows in this thread's pre-order, default 0..; `n_rows` bounds every row and subtree_end;
+    the calls of a method must all be given).
 
     Sorted by (method, row), a row is inside an earlier call of its group iff the running
     max of the earlier calls' subtree_end exceeds it; groups are kept apart by adding
-    `group * (n + 1)` so that one running max serves them all.
+    `group * (n_rows + 1)` so that one running max serves them all.
     """
     n = len(method)
     if n < 2:
@@ -227,15 +319,15 @@ def _recursive(method: Arr, subtree_end: Arr) -> Arr:
     ms = method[order]
     change = ms[1:] != ms[:-1]
     del ms
-    wide = (int(np.count_nonzero(change)) + 1) * (n + 1) >= 2**31
+    wide = (int(np.count_nonzero(change)) + 1) * (n_rows + 1) >= 2**31
     group: Arr = np.empty(n, dtype=np.int64 if wide else np.int32)
     group[0] = 0
     np.cumsum(change, out=group[1:])
     del change
-    group *= n + 1
+    group *= n_rows + 1
     reach = subtree_end[order] + group
     np.maximum.accumulate(reach, out=reach)
-    group += order  # the row's own key
+    group += order if rows is None else rows[order]  # the row's own key
     inside = np.zeros(n, dtype=bool)
     inside[order[1:]] = reach[:-1] > group[1:]
     return inside

@@ -226,7 +226,7 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     # output is still untouched, and each thread's calls are copied in as soon as they are
     # paired, so per-thread pieces never pile up next to the final columns. A last pass
     # closes the gaps between the slots.
-    sizes = np.bincount(ev.thread, minlength=n_threads).astype(np.int64)
+    sizes = thread_sizes(ev.thread, n_threads)
     reserve = sizes // 2 + _ROOM
     slots = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(reserve, out=slots[1:])
@@ -261,6 +261,15 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
 
 
 _ROOM = 256  # output rows reserved per thread for frames open at the start or the end
+
+
+def thread_sizes(thread: npt.NDArray[Any], n_threads: int) -> I64:
+    """Records per thread row, counted in slices (bincount widens its input to intp: a
+    10M-record trace would need an 80 MB temporary at once)."""
+    sizes = np.zeros(n_threads, dtype=np.int64)
+    for at in range(0, len(thread), 1 << 20):
+        sizes += np.bincount(thread[at : at + (1 << 20)], minlength=n_threads)
+    return sizes
 
 
 def pair_records(
