@@ -9,6 +9,8 @@ events plus one thread's temporaries.
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
 from typing import Any
 
@@ -16,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._workers import parallel_imap
-from traceview.analysis.calls import _diagnostics, _ThreadRows, pair_records
+from traceview.analysis.calls import _diagnostics, _ThreadRows, pair_records, thread_sizes
 from traceview.analysis.profile import Profile, merge_parts, thread_stats
 from traceview.model import Trace
 
@@ -36,7 +38,7 @@ def streamed_profile(
     n_threads = len(trace.threads)
     clocks = trace.clocks
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
-    sizes = np.bincount(ev.thread, minlength=n_threads).astype(np.int64)
+    sizes = thread_sizes(ev.thread, n_threads)
     order = np.argsort(-sizes, kind="stable").tolist()
     rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
     spent = {"calls": 0.0, "profile": 0.0}
@@ -72,7 +74,17 @@ def streamed_profile(
 
     parts: list[Profile | None] = [None] * n_threads
     repairs = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
-    for t, (prof, counts) in zip(order, parallel_imap(one, order, workers), strict=True):
+    # the biggest thread alone (its temporaries are the peak), then the others on the workers
+    # (default: two when the machine has two cores; the next two threads together are
+    # usually smaller than the first)
+    n = (
+        min(2, os.cpu_count() or 1)
+        if workers is None and "TRACEVIEW_WORKERS" not in os.environ
+        else workers
+    )
+    done_first = parallel_imap(one, order[:1], 1)
+    rest = parallel_imap(one, order[1:], n)
+    for t, (prof, counts) in zip(order, itertools.chain(done_first, rest), strict=True):
         parts[t] = prof
         for key, value in counts.items():
             repairs[key] += value

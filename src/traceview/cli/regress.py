@@ -32,6 +32,7 @@ def _reuse_freed_memory() -> None:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        libc.mallopt(-8, 1)  # M_ARENA_MAX: worker threads share (and reuse) the main heap
     except (OSError, AttributeError):
         pass
 
