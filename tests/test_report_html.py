@@ -162,3 +162,23 @@ def test_small_report_stops_at_complete_tiles() -> None:
     # every tile without children is complete: a finer view is drawn from it
     leaves = [a for (lv, k), a in tiles.items() if (lv + 1, 2 * k) not in tiles]
     assert leaves and all(a.get("complete") for a in leaves)
+
+
+def test_partial_budget_keeps_whole_levels_per_thread() -> None:
+    from traceview.web.payload import encode
+
+    trace = _tiny_calls_trace()
+    trace.validate()
+    session = Session(trace, live=False)
+    full = report.precompute(session)
+    total = sum(len(encode(v)) for k, v in full.items() if k.startswith("/api/timeline"))
+    budget = total // 3
+    out = report.precompute(session, budget=budget)
+    held = {k: v for k, v in out.items() if k.startswith("/api/timeline")}
+    assert 0 < sum(len(encode(v)) for v in held.values()) <= budget
+    for ans in held.values():  # a tile is held only under an incomplete held parent
+        lv, k = ans["level"], ans["tile"]
+        if lv:
+            up = f"/api/timeline?level={lv - 1}&thread={ans['thread']}&tile={k // 2}"
+            assert up in held and not held[up].get("complete")
+    assert len(held) < sum(k.startswith("/api/timeline") for k in full)

@@ -61,18 +61,20 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
 
 def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     """Add timeline tiles level by level (for each thread all of its open tiles at a level, or
-    none) and the calls of their rects, while the budget lasts; return the levels reached.
+    none: then that thread stops) and the calls of their rects, while the budget lasts; return
+    the number of levels any thread reached.
 
     A tile is open when its parent tile was not complete. A complete tile (no merged runs and
     none cut, or buckets no wider than the clock's tick, where only zero-length calls can still
     be runs) already draws every call in its span as it would at any finer level, so its finer
     tiles are left out, it is marked `"complete": true` and the UI uses it for them (`api.js`).
-    A small trace thus stops after a few levels. Where the budget runs out the UI draws coarser
+    A small trace thus stops after a few levels. Where the budget ran out the UI draws coarser
     tiles with a note.
     """
     used = 0
     call_used = 0
     level = 0
+    reached = 0
     tl = session.timeline()
     times = session.trace.events.time(session.timeline_clock)
     tick = 1000 if len(times) and not np.any(times % 1000) else 1  # µs-based clocks
@@ -82,13 +84,13 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     while level <= 40 and pending:
         deeper: dict[int, list[int]] = {}
         for t, ks in pending.items():
-            tiles = [answers.timeline_answer(session, t, level, k) for k in ks]
-            size = sum(len(encode(ans)) for ans in tiles)
-            if used + size > budget:
-                return level
-            used += size
+            tiles = _tiles_within(session, t, level, ks, budget - used)
+            if tiles is None:
+                continue  # this thread stops here; smaller ones may still go deeper
+            used += sum(size for _, size in tiles)
+            reached = level + 1
             fine = tl.bounds(level, 0)[2] <= tick
-            for k, ans in zip(ks, tiles, strict=True):
+            for k, (ans, _) in zip(ks, tiles, strict=True):
                 if fine or _complete(ans):
                     ans["complete"] = True
                 params = {"thread": str(t), "level": str(level), "tile": str(k)}
@@ -102,7 +104,7 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
                     out[ck] = call
             finer = [
                 c
-                for k, ans in zip(ks, tiles, strict=True)
+                for k, (ans, _) in zip(ks, tiles, strict=True)
                 if not ans.get("complete")
                 for c in (2 * k, 2 * k + 1)
             ]
@@ -110,7 +112,24 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
                 deeper[t] = finer
         pending = deeper
         level += 1
-    return level
+    return reached
+
+
+def _tiles_within(
+    session: Session, thread: int, level: int, ks: list[int], room: int
+) -> list[tuple[dict[str, Any], int]] | None:
+    """The tile answers `ks` of one thread at `level` with their encoded sizes, or None as soon
+    as they exceed `room` bytes (the rest is not computed)."""
+    tiles = []
+    total = 0
+    for k in ks:
+        ans = answers.timeline_answer(session, thread, level, k)
+        size = len(encode(ans))
+        total += size
+        if total > room:
+            return None
+        tiles.append((ans, size))
+    return tiles
 
 
 def _complete(tile: dict[str, Any]) -> bool:
