@@ -86,7 +86,7 @@ def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
         thread_ranges=cum[calls.thread_ranges],
         diagnostics=list(calls.diagnostics),
     )
-    return _share_thread_events(calls, table)
+    return share_thread_events(calls, table)
 
 
 def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
@@ -112,16 +112,16 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
         thread_ranges=np.searchsorted(rows, calls.thread_ranges, side="left").astype(np.int64),
         diagnostics=list(calls.diagnostics),
     )
-    return _share_thread_events(calls, table)
+    return share_thread_events(calls, table)
 
 
-def _share_thread_events(source: CallTable, table: CallTable) -> CallTable:
+def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
     """Give `table` the first/last event of each thread already found for `source`.
 
     Both tables read the same events, so the (cached) per-thread event bounds are equal;
     recomputing them scans every event of the trace (~0.7 s at 10M records) per filter.
     """
-    cached = source.__dict__.get("_thread_events")
+    cached = source.__dict__.get("_thread_events", source.thread_events)
     if cached is not None:
         table.__dict__["_thread_events"] = cached
     return table

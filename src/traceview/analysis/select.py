@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
+from traceview.analysis.mycode import share_thread_events
 
 Bools = npt.NDArray[np.bool_]
 
@@ -62,7 +63,7 @@ def subset(calls: CallTable, keep: Bools) -> CallTable:
     # depth = number of ancestors = j - #{k < j: subtree_end[k] <= j}
     closed = np.cumsum(np.bincount(subtree_end, minlength=m + 1))[:m]
     depth = np.arange(m, dtype=np.int64) - closed
-    return CallTable(
+    table = CallTable(
         trace=calls.trace,
         method=calls.method[rows],
         depth=depth.astype(np.int32),
@@ -74,3 +75,4 @@ def subset(calls: CallTable, keep: Bools) -> CallTable:
         thread_ranges=cum[calls.thread_ranges],
         diagnostics=list(calls.diagnostics),
     )
+    return share_thread_events(calls, table)
