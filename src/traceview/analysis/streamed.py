@@ -40,29 +40,28 @@ def streamed_profile(
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     sizes = thread_sizes(ev.thread, n_threads)
     order = np.argsort(-sizes, kind="stable").tolist()
-    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
+    starts = np.zeros(n_threads + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
     spent = {"calls": 0.0, "profile": 0.0}
 
-    def one(t: int) -> tuple[Profile, dict[str, int]]:
+    def one(t: int, rows: npt.NDArray[np.signedinteger]) -> tuple[Profile, dict[str, int]]:
         start = time.perf_counter()
-        rows = rows_of(t)
-        act = ev.action[rows]
-        meth = ev.method[rows]
-        times = {c: ev.time(c)[rows] for c in clocks}
-        del rows
-        paired, dropped = pair_records(act, meth, None) if len(act) else _empty()
-        del act, meth
+        paired, dropped = (
+            pair_records(ev.action[rows], ev.method[rows], None) if len(rows) else _empty()
+        )
         counts = {"synth": paired.synth, "open": paired.open, "unroll": paired.unroll}
         counts.update(forced=paired.forced, dropped=dropped)
         mid = time.perf_counter()
         incl: dict[str, I64] = {}
         totals: dict[str, int] = {}
-        for c, col in times.items():
-            inc = col[paired.exit_event]
-            inc -= col[paired.enter_event]
+        enter, leave = rows[paired.enter_event], rows[paired.exit_event]
+        for c in clocks:
+            col = ev.time(c)
+            inc = col[leave]
+            inc -= col[enter]
             incl[c] = inc
-            totals[c] = int(col[-1] - col[0]) if len(col) else 0
-        del times
+            totals[c] = int(col[rows[-1]] - col[rows[0]]) if len(rows) else 0
+        del enter, leave
         assert paired.method is not None and paired.flags is not None
         assert paired.parent is not None
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
@@ -82,9 +81,10 @@ def streamed_profile(
         if workers is None and "TRACEVIEW_WORKERS" not in os.environ
         else workers
     )
-    done_first = parallel_imap(one, order[:1], 1)
-    rest = parallel_imap(one, order[1:], n)
-    for t, (prof, counts) in zip(order, itertools.chain(done_first, rest), strict=True):
+    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
+    results = [one(t, rows_of(t)) for t in order[:1]]
+    rest = parallel_imap(lambda t: one(t, rows_of(t)), order[1:], n)
+    for t, (prof, counts) in zip(order, itertools.chain(results, rest), strict=True):
         parts[t] = prof
         for key, value in counts.items():
             repairs[key] += value
