@@ -120,32 +120,40 @@ def pair_thread(
     # level by level, enters and exits alternate: the k-th enter of a level closes with the
     # k-th exit of that level, or the (k+1)-th below s (whose first exit is synthesised)
     lvl = np.repeat(np.arange(top + 1, dtype=np.int32), np.diff(start_e))
+    shift = start_x[:-1] - start_e[:-1]  # sorted enter index -> sorted exit index, by level
+    shift[:s] += 1
     idx: Arr = np.arange(len(ep), dtype=ix)
-    idx -= start_e[lvl]
-    idx += start_x[lvl]
-    if s:
-        idx[lvl < s] += 1
+    idx += shift[lvl].astype(ix, copy=False)
     ok = idx < start_x[1:][lvl]
-    idx[~ok] = 0
+    every = bool(ok.all())  # no call open at the end
+    if not every:
+        idx[~ok] = 0
     exit_pos: Arr = np.full(n, -1, dtype=ix)  # exit record of each row, -1 = open
     sorted_rows: Arr = perm_e  # rows of the enters in (level, row) order
     sorted_rows += s
     del perm_e
-    exit_pos[sorted_rows] = np.where(ok, xq[perm_x[idx]] if len(xq) else 0, -1).astype(
-        ix, copy=False
-    )
-    del idx, ok
+    found: Arr = xq[perm_x[idx]] if len(xq) else np.zeros(len(idx), dtype=ix)
+    if not every:
+        found[~ok] = -1
+    exit_pos[sorted_rows] = found
+    del idx, ok, found
     if s:
         exit_pos[:s] = xq[perm_x[start_x[:s]]]
     del perm_x, xq
     method = np.empty(n, dtype=np.int32)
     method[s:] = meth[ep]
     closed = exit_pos >= 0
-    safe = np.where(closed, exit_pos, 0)
+    every = every or bool(closed.all())
+    safe = exit_pos if every else np.where(closed, exit_pos, 0)
     if s:
         method[:s] = meth[safe[:s]]
-    if enter_mask is None and bool(np.any((method != meth[safe]) & closed)):
-        return Paired(None, None, None, None, None, None, None, mismatched=True)
+    if enter_mask is None:
+        differ = method != meth[safe]
+        if not every:
+            differ &= closed
+        if bool(differ.any()):
+            return Paired(None, None, None, None, None, None, None, mismatched=True)
+        del differ
     depth = np.empty(n, dtype=np.int32)
     depth[:s] = np.arange(s, dtype=np.int32)
     depth[s:] = lv_e
@@ -206,8 +214,13 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
     if not len(sorted_rows):
         return parent
     prev = sorted_rows - 1
-    first_child = depth[prev] == lvl - 1
     if s == 0:
+        # a row one level below the row before it is that row's first child
+        step = np.empty(n, dtype=bool)
+        step[0] = False
+        np.equal(depth[1:] - depth[:-1], 1, out=step[1:])
+        first_child = step[sorted_rows]
+        del step
         # every level starts with a first child, so the running max of the sorted position
         # of the last first child (increasing across levels) finds each call's nearest
         # first-child sibling at or before it: the row before that one is the parent (roots,
@@ -217,6 +230,7 @@ def _parents(sorted_rows: Arr, lvl: Arr, depth: Arr, s: int, n: int) -> Arr:
         np.maximum.accumulate(at, out=at)
         parent[sorted_rows] = prev[at]
         return parent
+    first_child = depth[prev] == lvl - 1
     seed = np.zeros(int(lvl[-1]) + 1 if len(lvl) else 1, dtype=sorted_rows.dtype)
     seed[1 : min(s, len(seed))] = np.arange(1, min(s, len(seed)))
     wide = (int(lvl[-1]) + 1) * (n + 1) >= 2**31
