@@ -98,8 +98,8 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
     rows = np.asarray(rows, dtype=np.int64)
     row_dtype = calls.parent.dtype
     par = calls.parent[rows].astype(np.int64)
-    new_parent = np.where(par >= 0, np.searchsorted(rows, np.maximum(par, 0)), -1)
-    new_end = np.searchsorted(rows, calls.subtree_end[rows].astype(np.int64), side="left")
+    new_parent = np.where(par >= 0, _rank(rows, np.maximum(par, 0)), -1)
+    new_end = _rank(rows, calls.subtree_end[rows].astype(np.int64))
     table = CallTable(
         trace=calls.trace,
         method=calls.method[rows],
@@ -113,6 +113,21 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
         diagnostics=list(calls.diagnostics),
     )
     return share_thread_events(calls, table)
+
+
+def _rank(rows: npt.NDArray[np.integer], x: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """`np.searchsorted(rows, x)` (left) for sorted distinct `rows`, searched among the starts
+    of their contiguous runs: a time window is a few runs, so the search stays in cache."""
+    if not len(rows):
+        return np.zeros(len(x), dtype=np.int64)
+    first = np.flatnonzero(np.diff(rows) != 1) + 1
+    first = np.concatenate((np.zeros(1, dtype=np.int64), first))
+    run_start = rows[first]
+    run_len = np.diff(np.append(first, len(rows)))
+    k = np.searchsorted(run_start, x, side="right") - 1
+    kk = np.maximum(k, 0)
+    out = first[kk] + np.minimum(x - run_start[kk], run_len[kk])
+    return np.where(k >= 0, out, 0)
 
 
 def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
