@@ -7,9 +7,10 @@ start -> URL printed -> the UI's ready flag -> the first screen's timeline tiles
 with headless Chromium opening the page as soon as it serves (the timeline is painted by
 the later of the two); then, in a second run, start -> URL printed (server ready) -> the
 level-0 timeline tile of every thread answered. Then sends random zoom/pan tile requests,
-method highlights, call look-ups, range profiles and range flame graphs (random threads and
-ranges), and prints p50/p95 ms and mean/max bytes per kind; last, times
-`traceview report` on the same trace (seconds, size, peak RSS). Not part of the test suite.
+method highlights, call look-ups, range profiles and range flame graphs (random ranges, on
+1-4 random threads and on all threads), and prints p50/p95 ms and mean/max bytes per kind;
+last, times `traceview report` on the same trace (seconds, size, peak RSS). Not part of the
+test suite.
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ def main(argv: list[str]) -> int:
             "call": [],
             "range profile": [],
             "range flame": [],
+            "range profile, all": [],
+            "range flame, all": [],
         }
         for _ in range(args.requests):
             th = rng.choices(threads, weights)[0]["row"]
@@ -169,14 +172,17 @@ def main(argv: list[str]) -> int:
             a = rng.uniform(0, span)
             b = min(span, a + span * 10 ** rng.uniform(-4, -1))
             sel = ",".join(str(th["row"]) for th in rng.sample(threads, rng.randint(1, 4)))
-            rq = f"clock=wall&threads={sel}&t0={a:.3f}&t1={b:.3f}"
-            results["range profile"].append(timed(client, f"/api/profile?{rq}"))
-            results["range flame"].append(timed(client, f"/api/flame?kind=graph&{rq}"))
+            for who, rq in (
+                ("", f"clock=wall&threads={sel}&t0={a:.3f}&t1={b:.3f}"),
+                (", all", f"clock=wall&t0={a:.3f}&t1={b:.3f}"),  # the UI's default
+            ):
+                results["range profile" + who].append(timed(client, f"/api/profile?{rq}"))
+                results["range flame" + who].append(timed(client, f"/api/flame?kind=graph&{rq}"))
         for kind, rows in results.items():
             lat = [r[0] for r in rows]
             sizes = [r[1] for r in rows]
             print(
-                f"{kind:>14}: n={len(rows)} p50 {percentile(lat, 50):.1f} ms, "
+                f"{kind:>18}: n={len(rows)} p50 {percentile(lat, 50):.1f} ms, "
                 f"p95 {percentile(lat, 95):.1f} ms, max {max(lat):.1f} ms; "
                 f"bytes mean {statistics.mean(sizes) / 1024:.1f} KiB, "
                 f"max {max(sizes) / 1024:.1f} KiB"
