@@ -89,7 +89,6 @@ def pair_thread(
         first_row = int(rows[0]) if first is None else first
         last_row = int(rows[-1]) if last is None else last
     is_enter = (act == ENTER) if enter_mask is None else enter_mask
-    ce = np.cumsum(is_enter, dtype=np.int32)  # enters up to and including each record
     step = is_enter.view(np.int8) * np.int8(2)
     step -= 1
     level = np.cumsum(step, dtype=np.int32)  # running depth after each record
@@ -163,15 +162,21 @@ def pair_thread(
     enter_event[s:] = ep if rows is None else rows[ep]
     del ep
     exit_event = safe.astype(ix) if rows is None else rows[safe]
-    exit_event[~closed] = last_row
-    subtree_end = ce[safe]
-    subtree_end += s
-    subtree_end[~closed] = n
-    del ce
+    # the subtree of a call ends at the row of the first enter after its exit: enters up to
+    # the exit at position q of a call at depth d number (q + 1 + d - s) / 2 (records up to
+    # q minus the exits, which outnumber the enters by the depth left, d, less the s exits
+    # of synthesised calls), plus the s synthesised rows
+    subtree_end: Arr = depth.astype(np.int64 if 2 * m + s + 2 >= 2**31 else np.int32)
+    subtree_end += safe
+    subtree_end += 1 + s
+    subtree_end >>= 1
     flags = (act[safe] == UNROLL_ACTION).view(np.uint8) * np.uint8(UNROLL)
     if forced is not None:
         flags[forced[safe] & closed] = FORCED_EXIT
-    flags[~closed] = OPEN
+    if not every:
+        exit_event[~closed] = last_row
+        subtree_end[~closed] = n
+        flags[~closed] = OPEN
     flags[:s] |= SYNTH_ENTRY
     del safe, exit_pos
     parent = _parents(sorted_rows, lvl, depth, s, n)

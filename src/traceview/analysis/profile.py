@@ -311,16 +311,21 @@ def thread_stats(
     Per-method sums follow from the edges (exclusive = a bin's inclusive minus its
     children's), so no per-call exclusive time is computed."""
     n = len(method)
-    seen = np.zeros(int(method.max()) + 1 if n else 1, dtype=bool)
-    seen[method] = True
-    used = np.flatnonzero(seen)
-    compact = np.cumsum(seen, dtype=np.int64)
-    compact -= 1
-    u2 = 2 * len(used)
+    top = int(method.max()) + 1 if n else 0
     ext = np.empty(n + 1, dtype=np.int64)
     ext[0] = 0
     bins = ext[1:]
-    np.take(compact, method, out=bins)
+    if (2 * top + 1) * 2 * top <= 2 * n + 4096:  # method rows as they are: a dense key
+        used = np.arange(top)
+        bins[...] = method
+    else:  # compact method numbers: the rows this thread calls
+        seen = np.zeros(top, dtype=bool)
+        seen[method] = True
+        used = np.flatnonzero(seen)
+        compact = np.cumsum(seen, dtype=np.int64)
+        compact -= 1
+        np.take(compact, method, out=bins)
+    u2 = 2 * len(used)
     bins *= 2
     bins += flags & RECURSIVE
     bins += 1
