@@ -99,3 +99,19 @@ def test_streamed_on_corpus(path: Path) -> None:
     trace = traceview.load(path)
     trace.validate()
     assert_same(trace)
+
+
+def test_biggest_first_map_keeps_input_order_and_raises() -> None:
+    from traceview.analysis._workers import biggest_first_map
+
+    items = list(range(40, 0, -1))
+    assert biggest_first_map(lambda x: x * x, items, 2) == [x * x for x in items]
+    assert biggest_first_map(lambda x: x + 1, items, 1) == [x + 1 for x in items]
+
+    def boom(x: int) -> int:
+        if x == 3:
+            raise ValueError("three")
+        return x
+
+    with pytest.raises(ValueError, match="three"):
+        biggest_first_map(boom, items, 3)

@@ -9,7 +9,6 @@ events plus one thread's temporaries.
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import parallel_imap
+from traceview.analysis._workers import biggest_first_map, default_workers
 from traceview.analysis.calls import _diagnostics, _ThreadRows, pair_records, thread_sizes
 from traceview.analysis.profile import Profile, merge_parts, thread_stats
 from traceview.model import Trace
@@ -40,12 +39,11 @@ def streamed_profile(
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     sizes = thread_sizes(ev.thread, n_threads)
     order = np.argsort(-sizes, kind="stable").tolist()
-    starts = np.zeros(n_threads + 1, dtype=np.int64)
-    np.cumsum(sizes, out=starts[1:])
-    spent = {"calls": 0.0, "profile": 0.0}
+    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
 
-    def one(t: int, rows: npt.NDArray[np.signedinteger]) -> tuple[Profile, dict[str, int]]:
+    def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
+        rows = rows_of(t)
         paired, dropped = (
             pair_records(ev.action[rows], ev.method[rows], None) if len(rows) else _empty()
         )
@@ -67,27 +65,22 @@ def streamed_profile(
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
         del paired, incl
         prof = stats.profile(trace, t, totals)
-        spent["calls"] += mid - start
-        spent["profile"] += time.perf_counter() - mid
-        return prof, counts
+        return prof, counts, (mid - start, time.perf_counter() - mid)
 
     parts: list[Profile | None] = [None] * n_threads
     repairs = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
-    # the biggest thread alone (its temporaries are the peak), then the others on the workers
-    # (default: two when the machine has two cores; the next two threads together are
-    # usually smaller than the first)
-    n = (
-        min(2, os.cpu_count() or 1)
-        if workers is None and "TRACEVIEW_WORKERS" not in os.environ
-        else workers
-    )
-    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
-    results = [one(t, rows_of(t)) for t in order[:1]]
-    rest = parallel_imap(lambda t: one(t, rows_of(t)), order[1:], n)
-    for t, (prof, counts) in zip(order, itertools.chain(results, rest), strict=True):
+    # default: two workers when the machine has two cores; the biggest thread (its
+    # temporaries are the peak) meets only the smallest ones (biggest_first_map)
+    if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
+        workers = min(2, os.cpu_count() or 1)
+    n = default_workers() if workers is None else max(1, workers)
+    spent = {"calls": 0.0, "profile": 0.0}
+    for t, (prof, counts, secs) in zip(order, biggest_first_map(one, order, n), strict=True):
         parts[t] = prof
         for key, value in counts.items():
             repairs[key] += value
+        spent["calls"] += secs[0]
+        spent["profile"] += secs[1]
     if timings is not None:
         timings.update(spent)
     done = [p for p in parts if p is not None]
