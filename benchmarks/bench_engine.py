@@ -9,7 +9,9 @@ them and the numbers agree). Each round runs `traceview -r` (a subprocess, stdou
 `TRACEVIEW_TIMINGS=1` for its phases) and `dmtracedump` once each. Prints the machine, then per
 size: file size, median wall time of both, the ratio (ours / dmtracedump; target <= 1.0), peak
 RSS of both (ru_maxrss via wait4; target for ours <= 3x the file size) and the median phase
-timings (load, calls, profile, output; wall and CPU seconds).
+timings (load, analysis, output: wall and CPU seconds; calls and profile: seconds spent
+pairing and counting, summed over the worker threads, so with two workers they can exceed
+the analysis wall time).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def run(cmd: list[str], env: dict[str, str] | None = None) -> Timed:
     )
 
 
-PHASE = re.compile(r"(\w+)=([\d.]+)s/([\d.]+)cpu")
+PHASE = re.compile(r"(\w+)=([\d.]+)s(?:/([\d.]+)cpu)?")
 
 
 def trace_path(records: int, threads: int) -> Path:
@@ -83,15 +85,18 @@ def trace_path(records: int, threads: int) -> Path:
 
 def phases(runs: list[Timed]) -> str:
     """Median wall/CPU seconds of each phase named in the runs' TRACEVIEW_TIMINGS lines."""
-    found: dict[str, list[tuple[float, float]]] = {}
+    found: dict[str, list[tuple[float, float | None]]] = {}
     for r in runs:
         for name, wall, cpu in PHASE.findall(r.stderr):
-            found.setdefault(name, []).append((float(wall), float(cpu)))
+            if name != "total":
+                found.setdefault(name, []).append((float(wall), float(cpu) if cpu else None))
     med = statistics.median
-    return "  ".join(
-        f"{name} {med(w for w, _ in v):.2f}s/{med(c for _, c in v):.2f}cpu"
-        for name, v in found.items()
-    )
+    out = []
+    for name, v in found.items():
+        cpus = [c for _, c in v if c is not None]
+        cpu = f"/{med(cpus):.2f}cpu" if cpus else ""
+        out.append(f"{name} {med(w for w, _ in v):.2f}s{cpu}")
+    return "  ".join(out)
 
 
 def main(argv: list[str]) -> int:
@@ -100,17 +105,25 @@ def main(argv: list[str]) -> int:
     p.add_argument("--records", type=int, nargs="+", default=[1_000_000, 10_000_000])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--threads", type=int, default=24)
-    p.add_argument("--workers", default="1", help="TRACEVIEW_WORKERS for our runs (1, 2, auto)")
+    p.add_argument(
+        "--workers",
+        default=None,
+        help="TRACEVIEW_WORKERS for our runs (1, 2, auto); default: unset (-r uses two "
+        "workers on a machine with two or more cores)",
+    )
     args = p.parse_args(argv)
     dmt = shutil.which("dmtracedump")
     ours = [sys.executable, "-m", "traceview", "-r"]
+    env = {"TRACEVIEW_TIMINGS": "1"}
+    if args.workers is not None:
+        env["TRACEVIEW_WORKERS"] = args.workers
     print(machine())
     for records in args.records:
         path = trace_path(records, args.threads)
         size = path.stat().st_size
         results: dict[str, list[Timed]] = {"traceview -r": [], "dmtracedump": []}
         for _ in range(args.rounds):
-            results["traceview -r"].append(run([*ours, str(path)], env={"TRACEVIEW_TIMINGS": "1"}))
+            results["traceview -r"].append(run([*ours, str(path)], env=env))
             if dmt:
                 results["dmtracedump"].append(run([dmt, str(path)]))
         for name, runs in results.items():
@@ -124,7 +137,7 @@ def main(argv: list[str]) -> int:
         rss_ours = max(r.peak_rss for r in results["traceview -r"])
         print(
             f"{records:,} records, {args.threads} threads, {mib(size)} ({path.name}), "
-            f"TRACEVIEW_WORKERS={args.workers}"
+            f"TRACEVIEW_WORKERS={args.workers or 'unset'}"
         )
         print(
             f"  traceview -r  {t_ours:6.2f} s wall  {c_ours:6.2f} s cpu  peak {mib(rss_ours)}"
