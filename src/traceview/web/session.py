@@ -161,10 +161,23 @@ class Session:
         calls = self.filtered(q.mycode)
         if q.time_range is None:
             return calls
+        parts = []
+        for chain, first, last, end in self._windows(calls, q):
+            parts.append(chain)
+            parts.append(np.arange(first, min(last + 1, end), dtype=np.int64))
+        # already sorted and distinct: threads in row order, each chain below its window
+        rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return select_rows(calls, rows)
+
+    def _windows(self, calls: CallTable, q: Query) -> list[tuple[I64, int, int, int]]:
+        """Per selected thread with calls: the last call starting before the range with its
+        ancestors (root first), the rows `[first, last)` starting inside the range, and the
+        thread's end row."""
+        assert q.time_range is not None
         rlo, rhi = q.time_range
         threads = range(len(self.trace.threads)) if q.threads is None else q.threads
-        parts = []
         starts = self._start_column(q.mycode, calls)
+        out = []
         for t in threads:
             lo, hi = (int(x) for x in calls.thread_ranges[t])
             if hi == lo:
@@ -174,12 +187,28 @@ class Session:
             b = int(np.searchsorted(start, rhi, side="left"))
             chain = []
             row = lo + a - 1
-            while row >= lo:  # the last call starting before the range and its ancestors
+            while row >= lo:
                 chain.append(row)
                 row = int(calls.parent[row])
-            parts.append(np.array(chain[::-1], dtype=np.int64))
-            parts.append(np.arange(lo + a, min(lo + b + 1, hi), dtype=np.int64))
-        # already sorted and distinct: threads in row order, each chain below its window
+            out.append((np.array(chain[::-1], dtype=np.int64), lo + a, lo + b, hi))
+        return out
+
+    def _overlapping(self, calls: CallTable, q: Query) -> CallTable | None:
+        """The calls overlapping the query's range, cut straight from `calls`: the rows starting
+        inside it and the callers still running at its start. None when a kept call's caller
+        is not kept (a zero-length call at the end of its caller: `keep_calls` re-links it)."""
+        assert q.time_range is not None
+        rlo = q.time_range[0]
+        ends = self.trace.events.time(self.timeline_clock)
+        parts = []
+        for chain, first, last, _ in self._windows(calls, q):
+            kept = chain[ends[calls.exit_event[chain]] > rlo]
+            par = calls.parent[first:last]
+            callers = np.concatenate((par[(par >= 0) & (par < first)], calls.parent[kept]))
+            if not np.isin(callers[callers >= 0], kept).all():
+                return None
+            parts.append(kept)
+            parts.append(np.arange(first, last, dtype=np.int64))
         rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return select_rows(calls, rows)
 
@@ -212,6 +241,10 @@ class Session:
         def build() -> CallTree:
             if bottom_up:
                 return invert(self.tree(q))
+            if q.time_range is not None:
+                cut = self._overlapping(self.filtered(q.mycode), q)
+                if cut is not None:
+                    return top_down(cut, q.threads)
             calls = self.selection(q)
             if q.time_range is not None:
                 lo, hi = q.time_range
