@@ -217,7 +217,8 @@ def test_epoch_sized_times_keep_their_precision() -> None:
     tile = get(c, "/api/timeline?thread=0&level=0&tile=0")
     assert tile["rects"]["start"] == [0.0] and tile["rects"]["end"] == [2000.0]
     merged = tile["merged"]  # buckets of 2000/1024 µs: tiny (1 µs..2 µs) touches buckets 0-1
-    assert merged["start"] == [0.0] and merged["end"] == [3.906] and merged["count"] == [1]
+    # (run edges are rounded to about 1/100 of a bucket)
+    assert merged["start"] == [0.0] and merged["end"] == [3.91] and merged["count"] == [1]
     hl = get(c, "/api/highlight/1?thread=0&level=0&tile=0")
     assert hl["start"] == [0.0] and hl["end"] == [3.906]
     assert get(c, "/api/call/1")["start_us"] == 1.0

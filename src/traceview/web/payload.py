@@ -8,6 +8,7 @@ passed through as plain JSON strings (`encode`); the report escapes them for HTM
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,16 @@ def methods_json(trace: Trace, color: npt.NDArray[np.int64]) -> Json:
     }
 
 
+def run_us(ns: npt.NDArray[np.float64], origin: int, tile_ns: int) -> list[float] | list[int]:
+    """Merged-run edges as µs (like `us`), rounded to about 1/100 of a bucket: they are bucket
+    aligned, so finer digits only add bytes (most of a busy tile's answer); whole µs become
+    integers."""
+    bucket_us = tile_ns / 1024 / 1000
+    decimals = min(3, max(0, math.ceil(-math.log10(bucket_us / 100)))) if bucket_us > 0 else 3
+    rel = np.round((ns.astype(np.float64) - origin) / 1000.0, decimals)
+    return rel.astype(np.int64).tolist() if decimals == 0 else rel.tolist()  # type: ignore[no-any-return]
+
+
 def tile_json(tile: Tile, origin: int) -> Json:
     """/api/timeline: one LOD tile, times in µs relative to the time origin."""
     return {
@@ -131,8 +142,8 @@ def tile_json(tile: Tile, origin: int) -> Json:
         },
         "merged": {
             "depth": ints(tile.merged_depth),
-            "start": us(tile.merged_start, origin - tile.t0),
-            "end": us(tile.merged_end, origin - tile.t0),
+            "start": run_us(tile.merged_start, origin - tile.t0, tile.t1 - tile.t0),
+            "end": run_us(tile.merged_end, origin - tile.t0, tile.t1 - tile.t0),
             "count": ints(tile.merged_count),
         },
         "truncated": tile.truncated,
