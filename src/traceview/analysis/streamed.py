@@ -50,16 +50,21 @@ def streamed_profile(
         counts = {"synth": paired.synth, "open": paired.open, "unroll": paired.unroll}
         counts.update(forced=paired.forced, dropped=dropped)
         mid = time.perf_counter()
+        paired.depth = paired.subtree_end = None  # not counted: freed before the counting
         incl: dict[str, I64] = {}
         totals: dict[str, int] = {}
-        enter, leave = rows[paired.enter_event], rows[paired.exit_event]
         for c in clocks:
-            col = ev.time(c)
-            inc = col[leave]
-            inc -= col[enter]
+            # the thread's times in order (one pass, reads in address order), then each
+            # call's end and start from that thread-local copy (cache-resident reads);
+            # one clock at a time so that only one copy is alive
+            local = ev.time(c)[rows]
+            inc = local[paired.exit_event]
+            inc -= local[paired.enter_event]
             incl[c] = inc
-            totals[c] = int(col[rows[-1]] - col[rows[0]]) if len(rows) else 0
-        del enter, leave
+            totals[c] = int(local[-1] - local[0]) if len(local) else 0
+            del local
+        paired.enter_event = paired.exit_event = None
+        del rows
         assert paired.method is not None and paired.flags is not None
         assert paired.parent is not None
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
