@@ -89,20 +89,21 @@ def pair_thread(
         first_row = int(rows[0]) if first is None else first
         last_row = int(rows[-1]) if last is None else last
     is_enter = (act == ENTER) if enter_mask is None else enter_mask
-    step = is_enter.view(np.int8) * np.int8(2)
-    step -= 1
-    level = np.cumsum(step, dtype=np.int32)  # running depth after each record
-    del step
-    s = max(0, -int(level.min()))
-    level += s
-    level -= is_enter  # enter: depth of the new frame; exit: depth of the closed frame
-    ix: Any = np.int32 if m < 2**31 - 1 else np.int64  # positions in this thread
+    ix: Any = np.int32 if 2 * m + 2 < 2**31 else np.int64  # positions in this thread
     ep = np.flatnonzero(is_enter).astype(ix, copy=False)  # enter records = rows s.. in order
     xq = np.flatnonzero(~is_enter).astype(ix, copy=False)  # exit records
+    # the depth needs no running sum: before the k-th enter (at position p) come p - k exits,
+    # so its frame is at depth k - (p - k); after the j-th exit (at q), q + 1 - (j + 1)
+    # enters and j + 1 exits leave depth q - 2j - 1, the depth of the frame it closed.
+    # Exits below depth 0 close frames open when tracing began: s of them, shifted up.
+    lv_e = np.arange(0, 2 * len(ep), 2, dtype=ix)
+    lv_e -= ep
+    lv_x = xq - np.arange(1, 2 * len(xq) + 1, 2, dtype=ix)
+    s = max(0, -int(lv_x.min())) if len(xq) else 0
+    if s:
+        lv_e += s
+        lv_x += s
     n = s + len(ep)
-    lv_e = level[ep]
-    lv_x = level[xq]
-    del level
     top = max(int(lv_e.max()) if len(ep) else 0, int(lv_x.max()) if len(xq) else 0)
     small = top <= 0xFFFF
     perm_e: Arr = np.argsort(lv_e.astype(np.uint16) if small else lv_e, kind="stable").astype(
