@@ -22,6 +22,7 @@ Every start/end time is the time of some event, so the table stores event rows
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -390,22 +391,27 @@ class _ThreadRows:
     does not pay one full pass each.
     """
 
-    def __init__(self, thread: npt.NDArray[Any], sizes: I64, dtype: type) -> None:
+    def __init__(
+        self, thread: npt.NDArray[Any], sizes: I64, dtype: type, lazy: bool = False
+    ) -> None:
         self.thread, self.dtype = thread, dtype
         self.n_threads = n_threads = len(sizes)
         n = len(thread)
         self.bounds: npt.NDArray[np.intp] | None = None
         self.small: dict[int, IntArray] = {}
         self.small_set: set[int] = set()
+        self.loaded = not lazy
+        self.lock = threading.Lock()
         if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
             self.bounds = np.searchsorted(thread, np.arange(n_threads + 1))
             return
         by_size = np.argsort(sizes, kind="stable")
         small_total = np.cumsum(sizes[by_size])
         cut = int(np.searchsorted(small_total, n // 20, side="right"))
-        if cut > 1:  # done now, while the output is still untouched
+        if cut > 1:  # done now (while the output is still untouched) unless lazy
             self.small_set = {int(t) for t in by_size[:cut]}
-            self._load_small()
+            if not lazy:
+                self._load_small()
 
     def _load_small(self) -> None:
         members = np.array(sorted(self.small_set), dtype=self.thread.dtype)
@@ -425,8 +431,12 @@ class _ThreadRows:
         if self.bounds is not None:
             lo, hi = int(self.bounds[t]), int(self.bounds[t + 1])
             return np.arange(lo, hi, dtype=self.dtype)
-        if t in self.small:
-            return self.small.pop(t)
+        if t in self.small_set:
+            with self.lock:  # lazy: the first small thread asked for loads them all
+                if not self.loaded:
+                    self._load_small()
+                    self.loaded = True
+                return self.small.pop(t)
         return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
 
 

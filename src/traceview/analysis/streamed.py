@@ -39,7 +39,7 @@ def streamed_profile(
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     sizes = thread_sizes(ev.thread, n_threads)
     order = np.argsort(-sizes, kind="stable").tolist()
-    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
+    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
 
     def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
