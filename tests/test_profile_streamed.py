@@ -4,6 +4,7 @@ the diagnostics, on generated messy traces, the corpus and generated benchmark-l
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.streamed import streamed_profile
 from traceview.exporters.text import regress
-from traceview.model import Trace
+from traceview.model import ThreadTable, Trace
 from traceview.writer import generate
 
 
@@ -79,6 +80,26 @@ def test_streamed_with_two_workers() -> None:
 
 def test_streamed_single_call() -> None:
     trace = make_trace([(1, "enter", "a.A.f", 0, 0), (1, "exit", "a.A.f", 5, 9)])
+    trace.validate()
+    assert_same(trace)
+
+
+def test_streamed_without_events_and_thread_without_records() -> None:
+    empty = make_trace([], methods=["a.A.f"])
+    empty.validate()
+    assert_same(empty)
+    trace = make_trace([(1, "enter", "a.A.f", 0, 0), (1, "exit", "a.A.f", 5, 9)])
+    idle = replace(
+        trace,
+        threads=ThreadTable(id=np.array([1, 2], dtype=np.int64), name=("main", None)),
+    )
+    idle.validate()
+    assert_same(idle)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces(messy=True, threads=(60, 70)))
+def test_streamed_many_threads(trace: Trace) -> None:
     trace.validate()
     assert_same(trace)
 
