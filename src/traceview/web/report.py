@@ -4,7 +4,8 @@ ahead of time for `exporters/html.py` (which packages them with the static UI).
 Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
 and the three flame kinds on each clock, relations of the methods with the most inclusive time,
 level-0 highlights of those methods, and timeline tiles from level 0 down while a byte budget
-lasts (with /api/call for their rects). Keys follow docs/web-api.md.
+lasts, none under a complete tile (with /api/call for their rects). Keys follow
+docs/web-api.md.
 """
 
 from __future__ import annotations
