@@ -36,35 +36,41 @@ def streamed_profile(
     ev = trace.events
     n_threads = len(trace.threads)
     clocks = trace.clocks
-    idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     sizes = thread_sizes(ev.thread, n_threads)
     order = np.argsort(-sizes, kind="stable").tolist()
+    idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     rows_of = _ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
 
     def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
         rows = rows_of(t)
-        paired, dropped = (
-            pair_records(ev.action[rows], ev.method[rows], None) if len(rows) else _empty()
-        )
+        # kept narrow, widened to intp for each batch of gathers (numpy would widen it for
+        # every gather)
+        wide = rows.astype(np.intp)
+        act, meth = ev.action[wide], ev.method[wide]
+        del wide
+        paired, dropped = pair_records(act, meth, None) if len(rows) else _empty()
+        del act, meth
         counts = {"synth": paired.synth, "open": paired.open, "unroll": paired.unroll}
         counts.update(forced=paired.forced, dropped=dropped)
         mid = time.perf_counter()
         paired.depth = paired.subtree_end = None  # not counted: freed before the counting
         incl: dict[str, I64] = {}
         totals: dict[str, int] = {}
+        wide = rows.astype(np.intp)
+        del rows
         for c in clocks:
             # the thread's times in order (one pass, reads in address order), then each
             # call's end and start from that thread-local copy (cache-resident reads);
             # one clock at a time so that only one copy is alive
-            local = ev.time(c)[rows]
+            local = ev.time(c)[wide]
             inc = local[paired.exit_event]
             inc -= local[paired.enter_event]
             incl[c] = inc
             totals[c] = int(local[-1] - local[0]) if len(local) else 0
             del local
         paired.enter_event = paired.exit_event = None
-        del rows
+        del wide
         assert paired.method is not None and paired.flags is not None
         assert paired.parent is not None
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
