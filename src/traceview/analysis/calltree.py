@@ -154,11 +154,15 @@ class _Levels:
         return len(self.starts)
 
     def add(self, up: I64, method: I64, span: int) -> I64:
-        """Node id of each (parent node or -1, method) pair, new ids for this level."""
-        key = (up + 1) * span + method
-        uniq, inverse = _unique(key, (self.total + 1) * span)
+        """Node id of each (parent node or -1, method) pair, new ids for this level. Parents
+        are nodes of the previous level, keyed relative to its first id, so the key space
+        stays the size of one level (a 70 000-deep chain stays linear)."""
+        base = self.starts[-1] if self.starts else 0
+        rel = np.where(up >= 0, up - base + 1, 0)
+        key = rel * span + method
+        uniq, inverse = _unique(key, (self.total - base + 1) * span)
         pu, mu = np.divmod(uniq, span)
-        self.parents.append(pu - 1)
+        self.parents.append(np.where(pu > 0, pu - 1 + base, -1))
         self.methods.append(mu)
         self.starts.append(self.total)
         ids = inverse + self.total
@@ -217,9 +221,11 @@ def _finish(
     order = np.lexsort((node_method, -weight, node_parent))  # siblings together, in order
     bounds = np.searchsorted(node_depth, np.arange(int(node_depth.max()) + 2 if k else 0))
     size = np.ones(k, dtype=np.int64)
-    for d in range(len(bounds) - 2, 0, -1):
-        at = slice(bounds[d], bounds[d + 1])
-        size += np.bincount(node_parent[at], weights=size[at], minlength=k).astype(np.int64)
+    for d in range(len(bounds) - 2, 0, -1):  # parents of level d are in level d - 1
+        lo, mid, hi = int(bounds[d - 1]), int(bounds[d]), int(bounds[d + 1])
+        size[lo:mid] += np.bincount(node_parent[mid:hi] - lo, size[mid:hi], mid - lo).astype(
+            np.int64
+        )
     # offset of each node among its siblings: sizes of the siblings sorted before it
     sz = size[order]
     run = np.cumsum(sz) - sz
