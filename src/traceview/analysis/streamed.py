@@ -44,11 +44,7 @@ def streamed_profile(
     def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
         rows = rows_of(t)
-        # kept narrow, widened to intp for each batch of gathers (numpy would widen it for
-        # every gather)
-        wide = rows.astype(np.intp)
-        act, meth = ev.action[wide], ev.method[wide]
-        del wide
+        act, meth = _take(ev.action, rows), _take(ev.method, rows)
         paired, dropped = pair_records(act, meth, None) if len(rows) else _empty()
         del act, meth
         counts = {"synth": paired.synth, "open": paired.open, "unroll": paired.unroll}
@@ -57,20 +53,18 @@ def streamed_profile(
         paired.depth = paired.subtree_end = None  # not counted: freed before the counting
         incl: dict[str, I64] = {}
         totals: dict[str, int] = {}
-        wide = rows.astype(np.intp)
-        del rows
         for c in clocks:
             # the thread's times in order (one pass, reads in address order), then each
             # call's end and start from that thread-local copy (cache-resident reads);
             # one clock at a time so that only one copy is alive
-            local = ev.time(c)[wide]
-            inc = local[paired.exit_event]
-            inc -= local[paired.enter_event]
+            local = _take(ev.time(c), rows)
+            inc = _take(local, paired.exit_event)
+            inc -= _take(local, paired.enter_event)
             incl[c] = inc
             totals[c] = int(local[-1] - local[0]) if len(local) else 0
             del local
         paired.enter_event = paired.exit_event = None
-        del wide
+        del rows
         assert paired.method is not None and paired.flags is not None
         assert paired.parent is not None
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
@@ -96,6 +90,15 @@ def streamed_profile(
         timings.update(spent)
     done = [p for p in parts if p is not None]
     return merge_parts(done, trace, clocks, _diagnostics(repairs))
+
+
+def _take(col: npt.NDArray[Any], index: Any, chunk: int = 1 << 16) -> npt.NDArray[Any]:
+    """`col[index]` in slices: numpy widens a narrow index to intp before gathering, and a
+    slice's widened copy stays in the cache where the whole index's would not."""
+    out = np.empty(len(index), dtype=col.dtype)
+    for at in range(0, len(index), chunk):
+        np.take(col, index[at : at + chunk], out=out[at : at + chunk])
+    return out
 
 
 def _empty() -> tuple[Any, int]:
