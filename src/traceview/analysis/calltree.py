@@ -74,7 +74,7 @@ def top_down(calls: CallTable, threads: Iterable[int] | None = None) -> CallTree
     node = np.full(n, -1, dtype=np.int64)
     span = len(calls.trace.methods) + 1
     levels = _Levels()
-    for at in _by_depth(depth):
+    for at in by_depth(depth):
         up = node[parent[at]] if levels.count else np.full(len(at), -1, dtype=np.int64)
         node[at] = levels.add(up, method[at], span)
     del parent, method, depth
@@ -191,7 +191,7 @@ def _unique(key: I64, space: int) -> tuple[I64, I64]:
     return uniq.astype(np.int64), inverse.astype(np.int64).ravel()
 
 
-def _by_depth(depth: I32) -> list[npt.NDArray[np.intp]]:
+def by_depth(depth: npt.NDArray[np.integer]) -> list[npt.NDArray[np.intp]]:
     """Row indexes of each depth, shallowest first (one stable sort instead of a scan per
     depth)."""
     if not len(depth):

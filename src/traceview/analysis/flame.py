@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.calltree import CallTree, top_down
+from traceview.analysis.calltree import CallTree, by_depth, top_down
 from traceview.analysis.calltree import invert as calltree_invert
 
 I64 = npt.NDArray[np.int64]
@@ -92,8 +92,7 @@ def layout(
     keep = width >= total * min_fraction if total else np.zeros(len(width), dtype=bool)
     keep &= width > 0
     depth = tree.depth.astype(np.int64)
-    for d in range(1, int(depth.max()) + 1 if len(depth) else 0):
-        at = np.flatnonzero(depth == d)  # a node stays only under a kept parent
+    for at in by_depth(depth)[1:]:  # a node stays only under a kept parent
         keep[at] &= keep[parent[at]]
     rows = np.flatnonzero(keep)
     new = np.full(len(width), -1, dtype=np.int64)
@@ -121,8 +120,7 @@ def layout(
     offset = np.empty(len(rows), dtype=np.int64)
     offset[sib] = csum - csum[base]
     x = offset.copy()
-    for d in range(1, int(dep.max()) + 1 if len(dep) else 0):
-        at = np.flatnonzero(dep == d)
+    for at in by_depth(dep)[1:]:
         x[at] += x[par[at]]
     return FlameLayout(
         kind=kind,
