@@ -68,6 +68,15 @@ def test_streamed_on_generated_traces() -> None:
         assert_same(trace)
 
 
+def test_streamed_with_estimated_thread_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import traceview.analysis.streamed as streamed
+
+    monkeypatch.setattr(streamed, "SIZE_SAMPLE", 1000)  # sizes from every ~40th record
+    trace = generate(records=40_000, threads=12, seed=11)
+    trace.validate()
+    assert_same(trace)
+
+
 def test_streamed_with_two_workers() -> None:
     trace = generate(records=30_000, threads=6, seed=7)
     trace.validate()
