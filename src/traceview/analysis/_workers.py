@@ -1,13 +1,16 @@
 """Mapping a function over per-thread work items on a few OS threads (numpy releases the GIL
-in its heavy loops), results in input order; used by `build_calls` and `thread_profiles`."""
+in its heavy loops), results in input order; used by `build_calls`, `thread_profiles` and
+`streamed_profile`."""
 
 from __future__ import annotations
 
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -34,6 +37,8 @@ def parallel_imap(
     if n == 1:
         yield from (fn(x) for x in items)
         return
+    from concurrent.futures import ThreadPoolExecutor  # only when there is more than one
+
     with ThreadPoolExecutor(max_workers=n) as pool:
         pending: deque[Future[R]] = deque()
         for x in items:
