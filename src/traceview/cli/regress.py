@@ -1,9 +1,10 @@
 """`traceview -r TRACE`: traceview's regression-only text dump, computed by the engine.
 
 Loads the trace, computes the full profile (both clocks, every thread and all threads,
-parents/children) thread by thread without keeping a call table (`analysis.streamed`), and
-prints the plain, diffable text of `exporters.text.regress`. `TRACEVIEW_TIMINGS=1` prints the
-phase timings on stderr.
+parents/children) thread by thread without keeping a call table (`analysis.streamed`, two
+workers on a machine with two cores unless TRACEVIEW_WORKERS says otherwise), and prints the
+plain, diffable text of `exporters.text.regress`. `TRACEVIEW_TIMINGS=1` prints the phase
+timings on stderr (calls/profile: seconds summed over the workers).
 """
 
 from __future__ import annotations
