@@ -15,6 +15,7 @@ the file size and the peak RSS of a child that only imports traceview.
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -111,7 +112,13 @@ def main() -> None:
 def measure(path: Path, shape: str, rounds: int = 3) -> None:
     """Load `path` in `rounds` fresh subprocesses; print the medians and the peak RSS."""
     size = path.stat().st_size
-    runs = [run([sys.executable, "-c", CHILD, str(path)]) for _ in range(rounds)]
+    runs, anchor = [], []
+    for _ in range(rounds):  # alternate with dmtracedump's whole run, the speed anchor
+        runs.append(run([sys.executable, "-c", CHILD, str(path)]))
+        if shutil.which("dmtracedump"):
+            ref = run(["dmtracedump", str(path)])
+            if ref.status == 0:  # it exits 1 on the first unbalanced exit (interleaved shape)
+                anchor.append(ref.seconds)
     bad = [r for r in runs if r.status != 0]
     if bad:
         raise SystemExit(f"load failed: {bad[0].stderr}")
@@ -124,6 +131,9 @@ def measure(path: Path, shape: str, rounds: int = 3) -> None:
         f"{n:>11,} records {shape:<11} file {mib(size)}: load {wall:.3f} s wall, "
         f"{cpu:.3f} s CPU (median of {len(runs)}), peak RSS {mib(rss)} = {rss / size:.2f}x file"
     )
+    if anchor:
+        dmt = statistics.median(anchor)
+        print(f"{'':>19}dmtracedump's whole run {dmt:.3f} s: our load = {wall / dmt:.2f}x of it")
 
 
 if __name__ == "__main__":
