@@ -39,6 +39,20 @@ class KeyText:
     found_end: bool = False
 
 
+def decode_name(raw: bytes) -> tuple[str, int]:
+    """(text, kind): UTF-8 (0), else Modified UTF-8 (1: C0 80, surrogate pairs), else
+    surrogateescape (2). Lossless; the V2 reader's thread and method infos use it too."""
+    try:
+        return raw.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le"), 1
+    except UnicodeError:
+        return raw.decode("utf-8", "surrogateescape"), 2
+
+
 class NameDecoder:
     """Decodes name bytes losslessly and counts the names that were not valid UTF-8."""
 
@@ -47,19 +61,13 @@ class NameDecoder:
         self.escaped = 0
 
     def decode(self, raw: bytes) -> str:
-        """UTF-8; else Modified UTF-8 (C0 80, surrogate pairs); else surrogateescape."""
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-        try:
-            text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
-            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        """`decode_name`, counting the Modified UTF-8 and escaped names."""
+        text, kind = decode_name(raw)
+        if kind == 1:
             self.mutf8 += 1
-            return text
-        except UnicodeError:
+        elif kind == 2:
             self.escaped += 1
-            return raw.decode("utf-8", "surrogateescape")
+        return text
 
     def diagnostics(self, where: str) -> list[Diagnostic]:
         """One diagnostic per kind of non-UTF-8 name seen."""
@@ -120,14 +128,14 @@ def parse_method_line(line: str, *, with_id: bool = True) -> MethodLine | None:
     cls = parts[0] if n else ""
     name = sig = source = ""
     line_no = -1
-    if n == 3 and not parts[2].startswith("(") and _is_int(parts[2]):
-        source, line_no = parts[1], _int32(parts[2])  # traceview's (class, file, line) form
+    if n == 3 and not parts[2].startswith("(") and is_int(parts[2]):
+        source, line_no = parts[1], int32(parts[2])  # traceview's (class, file, line) form
     else:
         name = parts[1] if n > 1 else ""
         sig = parts[2] if n > 2 else ""
         source = parts[3] if n > 3 else ""
-        if n > 4 and _is_int(parts[4]):
-            line_no = _int32(parts[4])
+        if n > 4 and is_int(parts[4]):
+            line_no = int32(parts[4])
     if source == "(null)":
         source = ""
     return MethodLine(ident, cls, name, sig, source, line_no)
@@ -236,10 +244,12 @@ def parse_key(
     return key
 
 
-def _is_int(text: str) -> bool:
+def is_int(text: str) -> bool:
+    """A (possibly negative) decimal integer, surrounding blanks allowed."""
     t = text.strip()
     return t.lstrip("-").isdigit() if t else False
 
 
-def _int32(text: str) -> int:
+def int32(text: str) -> int:
+    """The integer `text`, clamped to int32 (line numbers)."""
     return max(-(2**31), min(2**31 - 1, int(text.strip())))

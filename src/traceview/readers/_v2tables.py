@@ -11,24 +11,11 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic, MethodTable, ThreadTable
-from traceview.readers._header import parse_key
+from traceview.readers._header import decode_name, int32, is_int, parse_key
 from traceview.readers._idmap import IdMap
 
 U64 = npt.NDArray[np.uint64]
 I32 = npt.NDArray[np.int32]
-
-
-def decode_name(raw: bytes) -> tuple[str, int]:
-    """(text, kind): UTF-8 (0), else Modified UTF-8 (1), else surrogateescape (2). Lossless."""
-    try:
-        return raw.decode("utf-8"), 0
-    except UnicodeDecodeError:
-        pass
-    try:
-        text = raw.replace(b"\xc0\x80", b"\x00").decode("utf-8", "surrogatepass")
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le"), 1
-    except UnicodeError:
-        return raw.decode("utf-8", "surrogateescape"), 2
 
 
 def parse_summary(text: bytes, diags: list[Diagnostic]) -> tuple[int | None, dict[str, str]]:
@@ -195,23 +182,14 @@ def _fields(
     """Append one method text's fields: class, name, signature, file, optional line number."""
     n = len(parts)
     cls.append(parts[0])
-    if n >= 3 and not parts[2].startswith("(") and _is_int(parts[2]):
+    if n >= 3 and not parts[2].startswith("(") and is_int(parts[2]):
         name.append("")  # traceview's (class, file, line) form
         sig.append("")
         src.append(parts[1])
-        line.append(_int32(parts[2]))
+        line.append(int32(parts[2]))
         return
     name.append(parts[1] if n > 1 else "")
     sig.append(parts[2] if n > 2 else "")
     file = parts[3] if n > 3 else ""
     src.append("" if file == "(null)" else file)
-    line.append(_int32(parts[4]) if n > 4 and _is_int(parts[4]) else -1)
-
-
-def _is_int(text: str) -> bool:
-    t = text.strip()
-    return t.lstrip("-").isdigit() if t else False
-
-
-def _int32(text: str) -> int:
-    return max(-(2**31), min(2**31 - 1, int(text.strip())))
+    line.append(int32(parts[4]) if n > 4 and is_int(parts[4]) else -1)
