@@ -2,8 +2,9 @@
 
 A LEB ends at every byte below 0x80, so the terminators give every LEB's start and length at
 once; values are assembled with at most ten masked gathers (one per byte position), never a
-per-value Python loop. `readers/_v2blocks.py` uses it on whole payload runs (the encoder lives
-in `writer/_leb128.py`: readers and writer do not import each other).
+per-value Python loop. `readers/_v2blocks.py` and `_v2gamma.py` use it on whole payload runs
+and turn the decoded deltas into values with `segmented_cumsum` (the encoder lives in
+`writer/_leb128.py`: readers and writer do not import each other).
 """
 
 from __future__ import annotations
@@ -90,3 +91,16 @@ def sign_extend(value: U64, length: I64, last: U8) -> I64:
         fill = ~np.uint64(0) << bits[negative]
         out[negative] |= fill
     return out.view(np.int64)
+
+
+def segmented_cumsum(deltas: U64, counts: I64) -> U64:
+    """Cumulative sums restarting at every block (mod 2^64, as the writer's u64 math): each
+    block's first delta is lowered by the previous block's total, so one cumsum does it."""
+    if len(deltas) == 0:
+        return deltas.copy()
+    starts = (np.cumsum(counts) - counts)[counts > 0]
+    x = deltas.copy()
+    if len(starts) > 1:
+        totals = np.add.reduceat(deltas, starts, dtype=np.uint64)
+        x[starts[1:]] -= totals[:-1]
+    return np.cumsum(x, dtype=np.uint64)

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.readers._idmap import IdMap
-from traceview.readers._leb128 import Lebs, decode, sign_extend
+from traceview.readers._leb128 import Lebs, decode, segmented_cumsum, sign_extend
 from traceview.readers._v2gamma import decode_gamma
 from traceview.readers._v2packets import Block, Layout
 
@@ -90,13 +90,13 @@ class _Columns:
         table = flat.reshape(-1, fields)
         n = len(table)
         end = self.at + n
-        value = _segmented_cumsum(table[:, 0], counts)
+        value = segmented_cumsum(table[:, 0], counts)
         self.method[self.at : end] = value & ~np.uint64(3)
         self.action[self.at : end] = value & np.uint64(3)
         rows = np.arange(first_block, first_block + len(counts), dtype=np.int64)
         self.block[self.at : end] = np.repeat(rows, counts)
         for k, col in enumerate(self.times, start=1):
-            col[self.at : end] = _segmented_cumsum(table[:, k], counts).view(np.int64)
+            col[self.at : end] = segmented_cumsum(table[:, k], counts).view(np.int64)
         self.at = end
 
     def records(self, damaged: list[tuple[int, str]]) -> Records:
@@ -168,19 +168,6 @@ def _damage_text(b: Block, n: int, kept: int, want: int, have: int) -> str:
     )
 
 
-def _segmented_cumsum(deltas: U64, counts: I64) -> U64:
-    """Cumulative sums restarting at every block (mod 2^64, as the writer's u64 math): each
-    block's first delta is lowered by the previous block's total, so one cumsum does it."""
-    if len(deltas) == 0:
-        return deltas.copy()
-    starts = (np.cumsum(counts) - counts)[counts > 0]
-    x = deltas.copy()
-    if len(starts) > 1:
-        totals = np.add.reduceat(deltas, starts, dtype=np.uint64)
-        x[starts[1:]] -= totals[:-1]
-    return np.cumsum(x, dtype=np.uint64)
-
-
 def _assemble_alpha(
     blocks: list[Block],
     counts: I64,
@@ -205,7 +192,7 @@ def _assemble_alpha(
         col[is_head] = first
         col[~is_head] = deltas
         if accumulate:
-            return _segmented_cumsum(col, sizes)
+            return segmented_cumsum(col, sizes)
         return col + np.repeat(first, sizes) * (~is_head).astype(np.uint64)
 
     value = column(first_val, table[:, 0], chain) if nb else np.zeros(0, np.uint64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from traceview.readers._leb128 import decode
+from traceview.readers._leb128 import decode, segmented_cumsum
 from traceview.readers._v2packets import Block, Layout
 
 U8 = npt.NDArray[np.uint8]
@@ -49,14 +49,14 @@ def decode_gamma(
     block_of = np.repeat(np.array([p[0] for p in parts], dtype=np.int64), counts)
     entry = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, dtype=bool)
     tsa_d = _gather([(p[3], p[1]) for p in parts])
-    tsa = _segmented_cumsum(tsa_d, counts).view(np.uint64)
+    tsa = _signed_cumsum(tsa_d, counts).view(np.uint64)
     action = (tsa & np.uint64(3)).astype(np.uint8)
     times = [(tsa >> np.uint64(2)).view(np.int64)]
     if need == 2:
-        times.append(_segmented_cumsum(_gather([(p[3], p[1] + 1) for p in parts]), counts))
+        times.append(_signed_cumsum(_gather([(p[3], p[1] + 1) for p in parts]), counts))
     method_d = _gather([(p[3], p[1][p[2]] + need) for p in parts])
     entries_per_block = np.array([int(p[2].sum()) for p in parts], dtype=np.int64)
-    entry_method = _segmented_cumsum(method_d, entries_per_block).view(np.uint64)
+    entry_method = _signed_cumsum(method_d, entries_per_block).view(np.uint64)
     tids = np.array([blocks[p[0]].tid for p in parts], dtype=np.int64)
     method = _exit_methods(entry, entry_method, counts, np.repeat(tids, counts))
     return block_of, method, action, times, damaged
@@ -90,16 +90,9 @@ def _gather(pieces: list[tuple[I64, I64]]) -> I64:
     return np.concatenate([values[idx] for values, idx in pieces])
 
 
-def _segmented_cumsum(deltas: I64, counts: I64) -> I64:
-    """Sums restarting at every block (two's complement wrap, as the writer's u64 math)."""
-    if len(deltas) == 0:
-        return deltas.copy()
-    starts = (np.cumsum(counts) - counts)[counts > 0]
-    x = deltas.view(np.uint64).copy()
-    if len(starts) > 1:
-        totals = np.add.reduceat(x, starts, dtype=np.uint64)
-        x[starts[1:]] -= totals[:-1]
-    return np.cumsum(x, dtype=np.uint64).view(np.int64)
+def _signed_cumsum(deltas: I64, counts: I64) -> I64:
+    """`segmented_cumsum` of signed deltas (two's complement wrap)."""
+    return segmented_cumsum(deltas.view(np.uint64), counts).view(np.int64)
 
 
 def _exit_methods(entry: npt.NDArray[np.bool_], entry_method: U64, counts: I64, tid: I64) -> U64:
