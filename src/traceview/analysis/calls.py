@@ -232,18 +232,17 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     slots = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(reserve, out=slots[1:])
     order = np.argsort(-sizes, kind="stable").tolist()
-    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype)
+    rows_of = ThreadRows(ev.thread, sizes, idx_dtype)
     out = _Columns(int(slots[-1]), idx_dtype)
     count = np.zeros(n_threads, dtype=np.int64)
     extra: dict[int, Paired] = {}  # threads whose calls outgrew their slot (rare)
-    stats = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
+    stats = dict.fromkeys(REPAIRS, 0)
     spans = np.full((n_threads, 2), -1, dtype=np.int64)
     work = (rows_of(t) for t in order)
     for t, (paired, dropped, span) in zip(order, parallel_imap(one, work, workers), strict=True):
         spans[t] = span
-        for key in ("synth", "open", "unroll", "forced"):
-            stats[key] += getattr(paired, key)
-        stats["dropped"] += dropped
+        for key, value in repair_counts(paired, dropped).items():
+            stats[key] += value
         count[t] = paired.rows
         big = paired.size > 100_000
         if big:  # the pairing's temporaries, before the table's pages are touched
@@ -257,7 +256,7 @@ def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
         del paired
     ranges = out.compact(slots, count, extra)
     table = out.table(trace, ranges, spans)
-    table.diagnostics.extend(_diagnostics(stats))
+    table.diagnostics.extend(repair_diagnostics(stats))
     return table
 
 
@@ -382,7 +381,7 @@ def _shift(name: str, rows: npt.NDArray[Any], delta: int) -> None:
         rows += delta
 
 
-class _ThreadRows:
+class ThreadRows:
     """The event rows (in order) of any thread row.
 
     Events already grouped by thread: slices. Otherwise one comparison pass per big thread
@@ -440,7 +439,17 @@ class _ThreadRows:
         return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
 
 
-def _diagnostics(stats: dict[str, int]) -> list[Diagnostic]:
+REPAIRS = ("synth", "open", "unroll", "forced", "dropped")  # kinds of repair, as counted
+
+
+def repair_counts(paired: Paired, dropped: int) -> dict[str, int]:
+    """The repairs of one thread's pairing (`pair_records`' result), by kind."""
+    counts = {key: getattr(paired, key) for key in REPAIRS[:-1]}
+    counts["dropped"] = dropped
+    return counts
+
+
+def repair_diagnostics(stats: dict[str, int]) -> list[Diagnostic]:
     """One Diagnostic per kind of repair that happened (counts summed over threads)."""
     texts = {
         "synth": (

@@ -16,8 +16,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis._pairing import Paired
 from traceview.analysis._workers import biggest_first_map, default_workers
-from traceview.analysis.calls import _diagnostics, _ThreadRows, pair_records, thread_sizes
+from traceview.analysis.calls import (
+    REPAIRS,
+    ThreadRows,
+    pair_records,
+    repair_counts,
+    repair_diagnostics,
+    thread_sizes,
+)
 from traceview.analysis.profile import Profile, merge_parts, thread_stats
 from traceview.model import Trace
 
@@ -31,8 +39,9 @@ def streamed_profile(
     """`profile(build_calls(trace))` (every thread, every clock) without a call table.
 
     Threads are done biggest first (their temporaries are the peak) on `workers` OS threads
-    (default 1, or TRACEVIEW_WORKERS). `timings`, when given, receives the seconds spent
-    pairing (`calls`) and counting (`profile`), summed over threads.
+    (default TRACEVIEW_WORKERS when set, else two on a machine with two cores). `timings`,
+    when given, receives the seconds spent pairing (`calls`) and counting (`profile`), summed
+    over threads.
     """
     ev = trace.events
     n_threads = len(trace.threads)
@@ -43,16 +52,15 @@ def streamed_profile(
     sizes = thread_sizes(ev.thread[::step], n_threads) * step
     order = np.argsort(-sizes, kind="stable").tolist()
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
-    rows_of = _ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
+    rows_of = ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
 
     def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
         rows = rows_of(t)
         act, meth = _take(ev.action, rows), _take(ev.method, rows)
-        paired, dropped = pair_records(act, meth, None) if len(rows) else _empty()
+        paired, dropped = pair_records(act, meth, None) if len(rows) else (Paired.empty(), 0)
         del act, meth
-        counts = {"synth": paired.synth, "open": paired.open, "unroll": paired.unroll}
-        counts.update(forced=paired.forced, dropped=dropped)
+        counts = repair_counts(paired, dropped)
         mid = time.perf_counter()
         paired.depth = paired.subtree_end = None  # not counted: freed before the counting
         incl: dict[str, I64] = {}
@@ -77,7 +85,7 @@ def streamed_profile(
         return prof, counts, (mid - start, time.perf_counter() - mid)
 
     parts: list[Profile | None] = [None] * n_threads
-    repairs = dict.fromkeys(("synth", "open", "unroll", "forced", "dropped"), 0)
+    repairs = dict.fromkeys(REPAIRS, 0)
     # default: two workers when the machine has two cores; the biggest thread (its
     # temporaries are the peak) meets only the smallest ones (biggest_first_map)
     if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
@@ -93,7 +101,7 @@ def streamed_profile(
     if timings is not None:
         timings.update(spent)
     done = [p for p in parts if p is not None]
-    return merge_parts(done, trace, clocks, _diagnostics(repairs))
+    return merge_parts(done, trace, clocks, repair_diagnostics(repairs))
 
 
 def _take(col: npt.NDArray[Any], index: Any, chunk: int = 1 << 16) -> npt.NDArray[Any]:
@@ -103,9 +111,3 @@ def _take(col: npt.NDArray[Any], index: Any, chunk: int = 1 << 16) -> npt.NDArra
     for at in range(0, len(index), chunk):
         np.take(col, index[at : at + chunk], out=out[at : at + chunk])
     return out
-
-
-def _empty() -> tuple[Any, int]:
-    from traceview.analysis._pairing import Paired
-
-    return Paired.empty(), 0
