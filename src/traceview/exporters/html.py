@@ -16,9 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-NAME = "html"
-SUFFIXES = (".html", ".htm")
-
 _SPEC = r"""(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(["'])\./([A-Za-z0-9_.-]+\.js)\2"""
 _LINK = re.compile(r"""<link\b[^>]*\bhref=["'](?:[^"']*/)?([A-Za-z0-9_.-]+\.css)["'][^>]*>""")
 _MODULE = re.compile(
