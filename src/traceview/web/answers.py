@@ -228,7 +228,7 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
     if not budget_ms >= 0 or budget_ms > 1e9:
         raise ValueError("bad budget_ms")
     thread = s.main_thread()
-    clock = "wall" if "wall" in s.clocks else "cpu"
+    clock = s.timeline_clock  # frames are measured and placed on the timeline's clock
     calls = s.calls
     if not len(s.trace.threads):
         empty: Json = {"call": [], "method": [], "start_us": [], "end_us": []}
@@ -237,12 +237,11 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
                 "clock": clock, "frames": 0, "calls": empty, "truncated": False}  # fmt: skip
     fc = frame_calls(calls, thread, round(budget_ms * 1e6), clock)
     rows = fc.rows[:MAX_FRAMES]
-    tl = s.timeline_clock
     cols: Json = {
         "call": ints(rows),
         "method": ints(calls.method[rows]),
-        "start_us": us(calls.start(tl, rows), s.origin),
-        "end_us": us(calls.end(tl, rows), s.origin),
+        "start_us": us(calls.start(clock, rows), s.origin),
+        "end_us": us(calls.end(clock, rows), s.origin),
     }
     for c in ("wall", "cpu"):
         have = c in s.clocks

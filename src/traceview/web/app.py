@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -126,7 +127,7 @@ def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> 
             return _error(413, f"{name}: file too large to upload ({size} bytes)")
         body = await request.body()
         try:
-            new = await _run(lambda: Session.from_bytes(body, name))
+            new = await run_in_threadpool(Session.from_bytes, body, name)
         except TraceError as exc:
             return _error(400, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         except (ValueError, IndexError, KeyError) as exc:
@@ -155,9 +156,3 @@ def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> 
     app = Starlette(routes=routes, middleware=middleware)
     app.state.viewer = state
     return app
-
-
-async def _run(fn: Callable[[], Session]) -> Session:
-    from starlette.concurrency import run_in_threadpool
-
-    return await run_in_threadpool(fn)

@@ -310,7 +310,7 @@ class Session:
         if t0 not in (None, "") or t1 not in (None, ""):
             lo = self.origin + round(float(t0) * 1000) if t0 else self.origin
             hi = self.origin + round(float(t1) * 1000) if t1 else self.end
-            if not np.isfinite(lo) or not np.isfinite(hi) or hi < lo:
+            if hi < lo:  # (inf/NaN already failed in round())
                 raise ValueError("bad time range")
             rng = (int(lo), int(hi))
         return Query(c, rows, rng, parse_prefixes(mycode))
