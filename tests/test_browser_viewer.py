@@ -153,6 +153,10 @@ def test_range_and_threads_reaggregate(page: Any) -> None:
     with page.expect_request(re.compile(r"/api/profile\?.*threads=")):
         page.locator("#timeline .tl-label input").first.uncheck()
     assert page.locator("#threads-chip").is_visible()
+    page.click("#threads-chip .chip-btn")  # back to every thread
+    page.wait_for_timeout(200)
+    assert page.locator("#threads-chip").is_hidden()
+    assert table_cells(page, 0) == before
 
 
 def test_clock_switch(page: Any, viewer: Viewer, demo: Path) -> None:

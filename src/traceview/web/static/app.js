@@ -9,7 +9,7 @@ import { FrameBudget } from "./frames.js";
 import { HeaderPanel } from "./header.js";
 import { fmtDuration } from "./format.js";
 import { ProfileTable } from "./profile.js";
-import { emit, on, select, setClock, setMycode, setRange, setSearch, setTrace, state } from "./state.js";
+import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state } from "./state.js";
 import { savedTheme, setTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
 
@@ -79,13 +79,8 @@ function renderThreadsChip() {
   const n = state.trace.threads.length;
   chip.hidden = !state.threads;
   if (state.threads) {
-    setChildren(chip, state.threads.size + " of " + n + " threads", el("button", { class: "chip-btn", title: "Select all threads", onclick: () => emitAllThreads() }, "×"));
+    setChildren(chip, state.threads.size + " of " + n + " threads", el("button", { class: "chip-btn", title: "Select all threads", onclick: () => setThreads(null) }, "×"));
   }
-}
-
-function emitAllThreads() {
-  state.threads = null;
-  emit("filter");
 }
 
 function showTab(name) {

@@ -47,6 +47,17 @@ export function marked(text, needle) {
   return out;
 }
 
+/** The rows [first, last) a virtualised list of `n` rows `rowH` high renders: the ones visible
+ * below the sticky `head` in `scroll`, 15 more each side. Null when `band` (the rendered rows)
+ * still covers the view and `force` is false. */
+export function visibleBand(scroll, head, n, rowH, band, force) {
+  const top = Math.max(0, scroll.scrollTop - head.offsetHeight);
+  const want0 = Math.floor(top / rowH);
+  const want1 = want0 + Math.ceil(scroll.clientHeight / rowH) + 1;
+  if (!force && band && want0 >= band[0] && Math.min(want1, n) <= band[1]) return null;
+  return [Math.max(0, want0 - 15), Math.min(n, want1 + 15)];
+}
+
 /** A muted one-line note (loading, not precomputed, errors). */
 export function note(text, cls) {
   return el("div", { class: "note " + (cls || "") }, text);

@@ -6,12 +6,8 @@ export function fmtDuration(us) {
   const a = Math.abs(us);
   if (a < 1) return us.toFixed(2) + " µs";
   if (a < 1000) return (a < 10 ? us.toFixed(1) : Math.round(us)) + " µs";
-  if (a < 1e6) return trim(us / 1000, a < 1e4 ? 2 : 1) + " ms";
-  return trim(us / 1e6, a < 1e7 ? 3 : 2) + " s";
-}
-
-function trim(v, digits) {
-  return v.toFixed(digits);
+  if (a < 1e6) return (us / 1000).toFixed(a < 1e4 ? 2 : 1) + " ms";
+  return (us / 1e6).toFixed(a < 1e7 ? 3 : 2) + " s";
 }
 
 /** A table cell value: µs shown in ms with 3 decimals (traceview's default unit). */

@@ -2,7 +2,7 @@
 // sortable, virtualised, with Parents / Children / recursive groups under an expanded method.
 
 import * as api from "./api.js";
-import { el, marked, setChildren } from "./dom.js";
+import { el, marked, setChildren, visibleBand } from "./dom.js";
 import { fmtCount, fmtMs, fmtPct } from "./format.js";
 import { isMatch, label, methodColor, on, queryParams, select, state } from "./state.js";
 
@@ -200,13 +200,10 @@ export class ProfileTable {
   /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
   render(force = true) {
     if (!this.template) return;
-    const top = Math.max(0, this.scroll.scrollTop - this.head.offsetHeight);
-    const want0 = Math.floor(top / ROW_H);
-    const want1 = want0 + Math.ceil(this.scroll.clientHeight / ROW_H) + 1;
-    if (!force && this.band && want0 >= this.band[0] && Math.min(want1, this.items.length) <= this.band[1]) return;
-    const first = Math.max(0, want0 - 15);
-    const last = Math.min(this.items.length, want1 + 15);
-    this.band = [first, last];
+    const band = visibleBand(this.scroll, this.head, this.items.length, ROW_H, this.band, force);
+    if (!band) return;
+    this.band = band;
+    const [first, last] = band;
     const rows = [];
     for (let k = first; k < last; k++) rows.push(this.renderRow(this.items[k], k));
     if (!this.items.length) {

@@ -2,7 +2,7 @@
 // expandable, virtualised tree table (total, self, calls); clicking a row selects the method.
 
 import * as api from "./api.js";
-import { el, marked, note, setChildren } from "./dom.js";
+import { el, marked, note, setChildren, visibleBand } from "./dom.js";
 import { fmtMs, fmtPct } from "./format.js";
 import { label, methodColor, on, queryParams, select, state } from "./state.js";
 
@@ -131,13 +131,10 @@ export class CallTree {
   /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
   render(force = true) {
     if (!this.rows) return;
-    const top = Math.max(0, this.scroll.scrollTop - this.head.offsetHeight);
-    const want0 = Math.floor(top / ROW_H);
-    const want1 = want0 + Math.ceil(this.scroll.clientHeight / ROW_H) + 1;
-    if (!force && this.band && want0 >= this.band[0] && Math.min(want1, this.rows.length) <= this.band[1]) return;
-    const first = Math.max(0, want0 - 15);
-    const last = Math.min(this.rows.length, want1 + 15);
-    this.band = [first, last];
+    const band = visibleBand(this.scroll, this.head, this.rows.length, ROW_H, this.band, force);
+    if (!band) return;
+    this.band = band;
+    const [first, last] = band;
     const N = this.data ? this.data.nodes : null;
     const out = [];
     for (let k = first; k < last; k++) {
