@@ -1,8 +1,9 @@
 """Shared helpers of the browser tests: the real viewer server in a thread, one headless
 Chromium per test session (Playwright), console-error capture and screenshots.
 
-Tests import the fixtures `browser`, `page_errors` and the helper `serve()`; everything
-skips cleanly when Playwright or /usr/bin/chromium is missing.
+Tests import the fixture `browser` and the helpers `serving()` / `open_page()` (which collects
+console errors), `make_report()` and the table readers; everything skips cleanly when
+Playwright or /usr/bin/chromium is missing.
 """
 
 from __future__ import annotations
