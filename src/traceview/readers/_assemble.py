@@ -7,6 +7,8 @@ and the sampling guess (format.md §1.9).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from traceview.model import (
@@ -41,7 +43,7 @@ def assemble(
     start_time_us: int | None,
     diags: list[Diagnostic],
     source: str | None,
-    declared_threads: dict[int, str | None],
+    declared_threads: Mapping[int, str | None],
 ) -> Trace:
     """Build the Trace from a finished decoder and the key/summary text."""
     n = dec.pos
@@ -63,8 +65,7 @@ def assemble(
                 count=dec.stopped_at,
             )
         )
-    names = dict(declared_threads)
-    thread_names = [names.get(t) for t in dec.thread_ids]
+    thread_names = [declared_threads.get(t) for t in dec.thread_ids]
     if dec.new_threads and variant != "data-only":
         diags.append(
             Diagnostic(

@@ -7,13 +7,15 @@ Called once per file by `readers/v2.py`; block decoding happens afterwards in `_
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
 from traceview.readers._idmap import IdMap
 from traceview.readers._v2blocks import decode_blocks
-from traceview.readers._v2packets import HEADER_SIZE, Block, Layout, Walk, prefix, probe, walk
+from traceview.readers._v2packets import HEADER_SIZE, Layout, Walk, prefix, probe, walk
 from traceview.readers._v2resync import find_resync
 
 
@@ -112,14 +114,7 @@ def _by_method_ids(
         more = np.array([m[1] for m in sample.methods], dtype=np.uint64)
         declared = np.concatenate([before, more]) << np.uint64(2 if lay.id_width == 4 else 0)
         cut = [
-            Block(
-                b.offset,
-                b.tid,
-                min(b.count, 4096),
-                b.payload,
-                min(b.end, b.payload + 65536),
-                b.first,
-            )
+            replace(b, count=min(b.count, 4096), end=min(b.end, b.payload + 65536))
             for b in sample.blocks
         ]
         rec = decode_blocks(arr, cut, lay, False)

@@ -103,7 +103,7 @@ def read_data(
                 count=rest,
             )
         )
-    threads = dict(key.threads) if key else {}
+    threads = key.threads if key else {}
     methods = list(key.methods) if key else []
     vm = options.get("vm")
     dec = RecordDecoder(layout, count, list(threads), methods, dalvik_fill=vm in (None, "dalvik"))
@@ -127,7 +127,7 @@ def read_data(
         start_time_us=hdr.start_time_us,
         diags=diags,
         source=source,
-        declared_threads={t: n for t, n in threads.items()},
+        declared_threads=threads,
     )
 
 

@@ -180,7 +180,7 @@ def _assemble(
         to_ns(t, unit if k == 0 else unit.replace("ticks", "ns"), header_start)
         for k, t in enumerate(rec.times)
     ]
-    single = _single_clock(options, diags) if layout.clocks == 1 else "dual"
+    clock = _single_clock(options, diags) if layout.clocks == 1 else "dual"
     if (version & 0x0F == 5) != (layout.clocks == 2):
         diags.append(
             Diagnostic(
@@ -193,7 +193,7 @@ def _assemble(
     cpu: npt.NDArray[np.int64] | None
     if layout.clocks == 2:
         wall, cpu = times
-    elif single == "thread-cpu":
+    elif clock == "thread-cpu":
         wall, cpu = None, times[0]
     else:
         wall, cpu = times[0], None
@@ -206,7 +206,6 @@ def _assemble(
         cpu = clamp_backwards(rec.block, block_rows, cpu, "cpu", diags)
     overflow = overflow_flag(options, diags)
     check_record_count(options, len(rec.action), "the entry blocks", diags)
-    clock: Clock = "dual" if layout.clocks == 2 else single  # type: ignore[assignment]
     last_clock = wall if wall is not None else cpu
     sampled, interval = sampling(rec.block, last_clock) if last_clock is not None else (False, None)
     start = header_start[0]
@@ -230,10 +229,10 @@ def _assemble(
     return Trace(header, threads, methods, events, diags, source)
 
 
-def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> str:
+def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> Clock:
     value = options.get("clock", "").strip()
     if value in ("wall", "thread-cpu"):
-        return value
+        return value  # type: ignore[return-value]
     diags.append(
         Diagnostic(
             "clock-guessed",
