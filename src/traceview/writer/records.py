@@ -52,7 +52,7 @@ def data_header(version: int, data_offset: int, start_us: int, record_size: int)
 
 @dataclass(frozen=True)
 class RecordLayout:
-    """What goes into each record: the version, size and the two time columns (ns or None)."""
+    """What goes into each record: the version, size, time columns (ns) and file ids."""
 
     version: int
     record_size: int

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from traceview.model import Trace
 from traceview.writer._leb128 import encode
+from traceview.writer.keytext import encode as encode_text
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -87,7 +88,7 @@ def write_v2(
     order = [row for row, _ in chunks]  # thread row of every block
     written = [False] * len(tids)
     if not streaming:
-        for row in _thread_order(order, len(tids)):
+        for row in dict.fromkeys(order):  # threads by first block
             out.write(infos[row])
             written[row] = True
     for row, block in zip(order, blocks, strict=True):
@@ -108,15 +109,6 @@ def _method_ids(trace: Trace) -> U64:
     return ids
 
 
-def _encode_text(text: str) -> bytes:
-    for errors in ("strict", "surrogateescape", "surrogatepass"):
-        try:
-            return text.encode("utf-8", errors)
-        except UnicodeEncodeError:
-            continue
-    return text.encode("utf-8", "replace")
-
-
 def _method_infos(trace: Trace, ids: U64) -> bytes:
     me = trace.methods
     parts: list[bytes] = []
@@ -124,7 +116,7 @@ def _method_infos(trace: Trace, ids: U64) -> bytes:
         fields = [me.class_name[row], me.name[row], me.signature[row], me.source_file[row]]
         if int(me.line[row]) >= 0:
             fields.append(str(int(me.line[row])))
-        text = _encode_text("\t".join(fields) + "\n")[:0xFFFF]
+        text = encode_text("\t".join(fields) + "\n")[:0xFFFF]
         parts.append(struct.pack("<BQH", 1, int(ids[row]), len(text)) + text)
     return b"".join(parts)
 
@@ -132,18 +124,8 @@ def _method_infos(trace: Trace, ids: U64) -> bytes:
 def _thread_info(tid: int, name: str | None) -> bytes:
     if name is None:
         return b""
-    raw = _encode_text(name)[:0xFFFF]
+    raw = encode_text(name)[:0xFFFF]
     return struct.pack("<BIH", 0, tid, len(raw)) + raw
-
-
-def _thread_order(block_rows: list[int], n: int) -> list[int]:
-    seen: list[int] = []
-    mark = [False] * n
-    for row in block_rows:
-        if not mark[row]:
-            mark[row] = True
-            seen.append(row)
-    return seen
 
 
 def _chunks(thread: I64, n_threads: int, size: int) -> list[tuple[int, I64]]:
@@ -322,5 +304,5 @@ def _summary(
     keys.extend((k, v) for k, v in opts.items() if k not in skip)
     lines.extend(f"{k}={v}" for k, v in keys)
     lines.append("*end")
-    text = _encode_text("\n".join(lines) + "\n")[:0xFFFF]
+    text = encode_text("\n".join(lines) + "\n")[:0xFFFF]
     return struct.pack("<BH", 3, len(text)) + text
