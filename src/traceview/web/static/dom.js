@@ -1,4 +1,5 @@
-// Tiny DOM helpers: every string goes in as text (trace names are untrusted, never innerHTML).
+// Tiny DOM helpers: every string goes in as text (trace names are untrusted, never innerHTML),
+// plus the virtual-scroll band of the tables and canvas sizing at the device pixel ratio.
 
 /** Create an element: el("div", {class: "x", title: "t", onclick: fn}, child, "text", ...). */
 export function el(tag, attrs, ...children) {
@@ -56,6 +57,21 @@ export function visibleBand(scroll, head, n, rowH, band, force) {
   const want1 = want0 + Math.ceil(scroll.clientHeight / rowH) + 1;
   if (!force && band && want0 >= band[0] && Math.min(want1, n) <= band[1]) return null;
   return [Math.max(0, want0 - 15), Math.min(n, want1 + 15)];
+}
+
+/** `canvas` sized to w × h CSS px at the device pixel ratio (resized only when that changed),
+ * and its 2D context scaled to CSS px. */
+export function sizedContext(canvas, w, h) {
+  const dpr = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    canvas.style.width = w + "px";
+    canvas.style.height = h + "px";
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
 }
 
 /** A muted one-line note (loading, not precomputed, errors). */

@@ -2,7 +2,7 @@
 // (roots on top), for the selected threads or one thread; click selects, double-click zooms.
 
 import * as api from "./api.js";
-import { el, note, setChildren } from "./dom.js";
+import { el, note, setChildren, sizedContext } from "./dom.js";
 import { fmtDuration, fmtPct } from "./format.js";
 import { isMatch, label, methodColor, on, queryParams, select, shortName, state } from "./state.js";
 import { colors, faded, textColorOn } from "./theme.js";
@@ -121,13 +121,7 @@ export class FlameGraph {
     let maxDepth = 0;
     if (N) for (const d of N.depth) if (d > maxDepth) maxDepth = d;
     const H = N && N.method.length ? (maxDepth + 1) * FRAME_H + 4 : 10;
-    const dpr = window.devicePixelRatio || 1;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.canvas.style.width = W + "px";
-    this.canvas.style.height = H + "px";
-    const ctx = this.canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const ctx = sizedContext(this.canvas, W, H);
     const c = colors();
     ctx.fillStyle = c.bg;
     ctx.fillRect(0, 0, W, H);

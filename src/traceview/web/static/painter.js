@@ -1,6 +1,7 @@
 // Canvas painting of the timeline: strips and merged runs of LOD tiles, method highlight
 // extents, frame-budget marks, the selected range and the time axis (no state of its own).
 
+import { sizedContext } from "./dom.js";
 import { fmtDuration, fmtTick, niceStep } from "./format.js";
 import { isMatch, methodColor, shortName, state } from "./state.js";
 import { faded, textColorOn } from "./theme.js";
@@ -105,7 +106,7 @@ export function drawRange(tl, ctx, H, c) {
 
 export function drawAxis(tl, c) {
   const W = tl.width();
-  const ctx = tl.size(tl.axis, W, AXIS_H);
+  const ctx = sizedContext(tl.axis, W, AXIS_H);
   ctx.fillStyle = c.axisBg;
   ctx.fillRect(0, 0, W, AXIS_H);
   const base = state.trace.time.start_us;

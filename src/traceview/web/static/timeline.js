@@ -2,7 +2,7 @@
 // tiles, with zoom/pan/range selection, method highlight, find matches and frame markers.
 
 import { fillCallTip } from "./calltip.js";
-import { el, setChildren } from "./dom.js";
+import { el, setChildren, sizedContext } from "./dom.js";
 import { fmtDuration } from "./format.js";
 import { drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
 import { on, select, setRange, setThreads, state } from "./state.js";
@@ -212,19 +212,6 @@ export class Timeline {
     });
   }
 
-  size(canvas, w, h) {
-    const dpr = window.devicePixelRatio || 1;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
-      canvas.width = Math.round(w * dpr);
-      canvas.height = Math.round(h * dpr);
-      canvas.style.width = w + "px";
-      canvas.style.height = h + "px";
-    }
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    return ctx;
-  }
-
   /** Canvas-area width in CSS px (the scroller's scrollbar stays uncovered). */
   width() {
     return Math.max(10, this.scroll.clientWidth - LABEL_W);
@@ -243,7 +230,7 @@ export class Timeline {
     const W = this.width();
     const H = Math.max(10, this.body.clientHeight);
     this.canvas.style.left = LABEL_W + "px";
-    const ctx = this.size(this.canvas, W, H);
+    const ctx = sizedContext(this.canvas, W, H);
     const c = colors();
     ctx.fillStyle = c.bg;
     ctx.fillRect(0, 0, W, H);
@@ -286,12 +273,6 @@ export class Timeline {
     else if (cut) drawMissing(this, ctx, W, "Some deep calls are left out at this zoom: zoom in to see them", c);
     drawAxis(this, c);
   }
-
-
-
-
-
-
 
   onWheel(e) {
     e.preventDefault();
@@ -428,5 +409,4 @@ export class Timeline {
     this.tip.hidden = true;
     this.tipKey = null;
   }
-
 }
