@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
+from traceview.analysis.profile import sum_by
 from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -86,11 +87,10 @@ def top_down(calls: CallTable, threads: Iterable[int] | None = None) -> CallTree
     has = node_parent >= 0
     for c in clocks:
         inc = calls.incl(c) if rows is None else calls.incl(c)[rows]
-        incl[c] = _sum(node, inc, k)
+        incl[c] = sum_by(node, inc, k)
         del inc
         # a node's calls' children are exactly the calls of its child nodes
-        child = np.bincount(node_parent[has], weights=incl[c][has], minlength=k)
-        excl[c] = incl[c] - np.rint(child).astype(np.int64)
+        excl[c] = incl[c] - sum_by(node_parent[has], incl[c][has], k)
     return _finish(calls.trace, clocks, node_parent, node_method, node_depth, n_calls, incl, excl)
 
 
@@ -122,13 +122,8 @@ def invert(tree: CallTree, max_depth: int = 64) -> CallTree:
         base = levels.starts[-1]
         size = levels.total - base
         local = ids - base
-        n_calls = np.bincount(local, weights=tree.calls[owner], minlength=size)
-        sums.append(
-            (
-                np.rint(n_calls).astype(np.int64),
-                {c: _sum(local, tree.excl[c][owner], size) for c in clocks},
-            )
-        )
+        n_calls = sum_by(local, tree.calls[owner], size)
+        sums.append((n_calls, {c: sum_by(local, tree.excl[c][owner], size) for c in clocks}))
         up = parent[anc]
         keep = up >= 0
         anc, prev, owner = up[keep], ids[keep], owner[keep]
@@ -256,9 +251,3 @@ def _finish(
 
 def _cat(parts: list[I64]) -> I64:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-
-def _sum(index: I64, values: I64, n: int) -> I64:
-    if not len(index):
-        return np.zeros(n, dtype=np.int64)
-    return np.rint(np.bincount(index, weights=values, minlength=n)).astype(np.int64)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
 from traceview.analysis.calltree import CallTree, by_depth, top_down
-from traceview.analysis.calltree import invert as calltree_invert
+from traceview.analysis.calltree import invert as invert  # re-exported: the web layer's import
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -66,19 +66,14 @@ def flame_of_tree(
     min_fraction: float = MIN_FRACTION,
 ) -> FlameLayout:
     """Lay out a top-down tree (from `calltree.top_down`) as `kind` on `clock`; for "bottomup"
-    the tree is inverted first (`invert`; pass an inverted tree to `layout` to reuse one)."""
+    the tree is inverted first (`calltree.invert`, also importable from here; pass an inverted
+    tree to `layout` to reuse one)."""
     if kind not in KINDS:
         raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
     c = clock or tree.clocks[0]
     if c not in tree.clocks:
         raise KeyError(f"this trace has no {c} clock")
     return layout(invert(tree) if kind == "bottomup" else tree, kind, c, min_fraction)
-
-
-def invert(tree: CallTree) -> CallTree:
-    """The bottom-up tree of a top-down tree (`calltree.invert`: over the merged nodes, not
-    every call; the sums are the same)."""
-    return calltree_invert(tree)
 
 
 def layout(

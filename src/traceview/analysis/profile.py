@@ -188,8 +188,8 @@ def merge_parts(
     edges = _edges_from_keys(
         uniq,
         n_methods,
-        _sum_by(inverse, cat([p.edges.calls for p in parts]), len(uniq)),
-        {c: _sum_by(inverse, cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
+        sum_by(inverse, cat([p.edges.calls for p in parts]), len(uniq)),
+        {c: sum_by(inverse, cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
     )
     return Profile(
         trace=trace,
@@ -253,14 +253,14 @@ class ThreadStats:
         n_methods = len(trace.methods)
         used, u2 = self.used, 2 * len(self.used)
         caller, callee = np.divmod(self.edge_key, u2)
-        nr = _sum_by(callee, self.edge_calls, u2)
+        nr = sum_by(callee, self.edge_calls, u2)
         incl: dict[str, I64] = {}
         excl: dict[str, I64] = {}
         top: dict[str, I64] = {}
         toplevel: dict[str, int] = {}
         for c, w in self.edge_incl.items():
-            inc = _sum_by(callee, w, u2)  # by (method, recursive) bin
-            below = _sum_by(caller, w, u2 + 1)  # the children's inclusive, by caller bin
+            inc = sum_by(callee, w, u2)  # by (method, recursive) bin
+            below = sum_by(caller, w, u2 + 1)  # the children's inclusive, by caller bin
             toplevel[c] = totals[c] - int(below[0])
             exc = inc - below[1:]
             excl[c] = _expand(exc[0::2] + exc[1::2], used, n_methods)
@@ -345,12 +345,12 @@ def thread_stats(
         edge_calls = counts[uniq].astype(np.int64)
         del counts
         for c, v in incl.items():
-            edge_incl[c] = _sum_by(key, v, space)[uniq]
+            edge_incl[c] = sum_by(key, v, space)[uniq]
     else:
         uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
         edge_calls = counts.astype(np.int64)
         for c, v in incl.items():
-            edge_incl[c] = _sum_by(inverse, v, len(uniq))
+            edge_incl[c] = sum_by(inverse, v, len(uniq))
     return ThreadStats(used, uniq.astype(np.int64), edge_calls, edge_incl, len(key))
 
 
@@ -360,7 +360,7 @@ def _expand(values: I64, used: npt.NDArray[np.intp], n: int) -> I64:
     return out
 
 
-def _sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
+def sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
     """Σ values per index as int64 (bincount in float64: exact below 2**53 ns, 104 days)."""
     if not len(index):
         return np.zeros(n, dtype=np.int64)
@@ -389,8 +389,8 @@ def _group(e: EdgeTable, mask: Bools, by: npt.NDArray[np.int32]) -> Relatives:
     """Edges under `mask` summed per `by` value (the other end), sorted by decreasing
     inclusive time on the first clock, ties by method row."""
     uniq, inverse = np.unique(by[mask], return_inverse=True)
-    incl = {c: _sum_by(inverse, v[mask], len(uniq)) for c, v in e.incl.items()}
-    calls = _sum_by(inverse, e.calls[mask], len(uniq))
+    incl = {c: sum_by(inverse, v[mask], len(uniq)) for c, v in e.incl.items()}
+    calls = sum_by(inverse, e.calls[mask], len(uniq))
     first = next(iter(incl.values()), np.zeros(len(uniq), np.int64))
     order = np.lexsort((uniq, -first))
     return Relatives(
