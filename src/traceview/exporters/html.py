@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-_SPEC = r"""(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(["'])\./([A-Za-z0-9_.-]+\.js)\2"""
+_SPEC = re.compile(r"""(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(["'])\./([A-Za-z0-9_.-]+\.js)\2""")
 _LINK = re.compile(r"""<link\b[^>]*\bhref=["'](?:[^"']*/)?([A-Za-z0-9_.-]+\.css)["'][^>]*>""")
 _MODULE = re.compile(
     r"""<script\b[^>]*\btype=["']module["'][^>]*\bsrc=["'](?:[^"']*/)?([A-Za-z0-9_.-]+\.js)["']"""
@@ -44,10 +44,9 @@ def package(html: str, folder: Path, data: dict[str, Any]) -> str:
         return "<style>\n" + text + "\n</style>"
 
     html = _LINK.sub(css, html)
-    spec = re.compile(_SPEC)
     imports = {}
     for name, text in _js_modules(folder):
-        text = spec.sub(lambda m: f'{m.group(1)}"traceview:{m.group(3)}"', text)
+        text = _SPEC.sub(lambda m: f'{m.group(1)}"traceview:{m.group(3)}"', text)
         encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
         imports[f"traceview:{name}"] = f"data:text/javascript;base64,{encoded}"
 

@@ -51,7 +51,8 @@ def regress(prof: Profile, calls: CallTable | None = None) -> str:
 
     Times in µs (integers when every value is a whole µs, else 3 decimals); a clock the trace
     lacks shows `-`. Methods with at least one call, by decreasing inclusive time on the
-    preferred clock (cpu unless the trace is wall-only), ties by method row.
+    preferred clock (cpu unless the trace is wall-only), ties by method row. The repair
+    diagnostics listed are `calls.diagnostics` when a call table is given, else the profile's.
     """
     trace = prof.trace
     clocks = prof.clocks
@@ -99,20 +100,20 @@ def regress(prof: Profile, calls: CallTable | None = None) -> str:
     out.append(row(top, f"{int((prof.thread_calls > 0).sum())}+0", "(toplevel)"))
     rows = prof.used()
     cols = [
-        (prof.excl.get("cpu"), "cpu"),
-        (prof.incl.get("cpu"), "cpu"),
-        (prof.excl.get("wall"), "wall"),
-        (prof.incl.get("wall"), "wall"),
+        prof.excl.get("cpu"),
+        prof.incl.get("cpu"),
+        prof.excl.get("wall"),
+        prof.incl.get("wall"),
     ]
     texts = [
         [_us(int(v), whole) for v in arr[rows].tolist()] if arr is not None else ["-"] * len(rows)
-        for arr, _ in cols
+        for arr in cols
     ]
     n_calls = prof.calls[rows].tolist()
     r_calls = prof.recursive_calls[rows].tolist()
     methods = trace.methods
     for k, m in enumerate(rows.tolist()):
-        vals = [texts[0][k], texts[1][k], texts[2][k], texts[3][k]]
+        vals = [col[k] for col in texts]
         out.append(row(vals, f"{n_calls[k]}+{r_calls[k]}", clean(methods.label(m))))
     diags = list(trace.diagnostics) + list(prof.diagnostics if calls is None else calls.diagnostics)
     if diags:
