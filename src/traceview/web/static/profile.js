@@ -32,11 +32,9 @@ const COLUMNS = [
 ];
 
 export class ProfileTable {
-  constructor(root, onJump) {
+  constructor(root) {
     this.root = root;
-    this.onJump = onJump || (() => {});
     this.data = null;
-    this.order = []; // profile indices in display order
     this.expanded = new Map(); // method row -> relations answer | "loading" | Error
     this.sortKey = null;
     this.sortDir = -1;
@@ -158,7 +156,6 @@ export class ProfileTable {
       const M = this.data.methods;
       let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]));
       if (this.sortKey) order = this.sorted(order, this.sortKey, this.sortDir);
-      this.order = order;
       for (const i of order) {
         const m = M.method[i];
         items.push({ type: "method", i, m });
@@ -280,7 +277,6 @@ export class ProfileTable {
     select(m);
     this.rebuild();
     this.reveal(m);
-    this.onJump(m);
   }
 
   reveal(m) {
