@@ -20,16 +20,16 @@ from traceview.readers import load
 def summary(trace: Trace) -> dict[str, object]:
     """The facts `info` shows, as a JSON-ready dict."""
     h, ev = trace.header, trace.events
-    per_thread = np.bincount(ev.thread, minlength=len(trace.threads)) if len(ev) else None
+    per_thread = np.bincount(ev.thread, minlength=len(trace.threads))
     threads = [
         {
             "id": int(trace.threads.id[row]),
             "name": trace.threads.name[row],
-            "records": int(per_thread[row]) if per_thread is not None else 0,
+            "records": int(per_thread[row]),
         }
         for row in range(len(trace.threads))
     ]
-    used = len(np.unique(ev.method)) if len(ev) else 0
+    used = len(np.unique(ev.method))
     return {
         "file": trace.source,
         "variant": h.variant,
