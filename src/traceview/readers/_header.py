@@ -1,8 +1,9 @@
 """Key / summary text of V1 traces (`*version … *threads … *methods … *end`) parsed from bytes.
 
 Shared by the regular, split and streaming readers (and the streaming method packets, whose
-text is one `*methods` line). Offsets stay byte-exact: the text is split on `\\n` in bytes and
-each name is decoded on its own, losslessly (UTF-8, Modified UTF-8, then surrogateescape).
+text is one `*methods` line); the V2 reader reads its summary and names with it too. Offsets
+stay byte-exact: the text is split on `\\n` in bytes and each name is decoded on its own,
+losslessly (UTF-8, Modified UTF-8, then surrogateescape).
 """
 
 from __future__ import annotations
@@ -111,19 +112,16 @@ def parse_id(text: str) -> int | None:
     return value if value >= 0 else None
 
 
-def parse_method_line(line: str, *, with_id: bool = True) -> MethodLine | None:
+def parse_method_line(line: str) -> MethodLine | None:
     """One decoded `*methods` line (6-field Dalvik or 5-field ART, tab separated) or None."""
     line = line.rstrip("\r\n")
     parts = line.split("\t")
-    if with_id and len(parts) == 1 and " " in line:
+    if len(parts) == 1 and " " in line:
         parts = line.split()  # createtesttrace: separators became spaces
-    ident = 0
-    if with_id:
-        found = parse_id(parts[0])
-        if found is None:
-            return None
-        ident = found
-        parts = parts[1:]
+    ident = parse_id(parts[0])
+    if ident is None:
+        return None
+    parts = parts[1:]
     n = len(parts)
     cls = parts[0] if n else ""
     name = sig = source = ""
@@ -150,13 +148,12 @@ def _lines(raw: bytes, names: NameDecoder) -> list[str]:
     return text.split("\n")
 
 
-def parse_key(
-    data: bytes, start: int, diags: list[Diagnostic], *, where: str = "key section"
-) -> KeyText:
-    """Parse the key text from `data[start:]` up to its `*end` line (or to the end of `data`)."""
-    if data.startswith(b"\xef\xbb\xbf", start):
-        diags.append(Diagnostic("bom", f"the {where} starts with a UTF-8 BOM; skipped", start))
-        start += 3
+def parse_key(data: bytes, diags: list[Diagnostic], *, where: str = "key section") -> KeyText:
+    """Parse the key text at the start of `data` up to its `*end` line (or to its end)."""
+    start = 0
+    if data.startswith(b"\xef\xbb\xbf"):
+        diags.append(Diagnostic("bom", f"the {where} starts with a UTF-8 BOM; skipped", 0))
+        start = 3
     end = find_key_end(data, start)
     key = KeyText(found_end=end is not None)
     stop = end if end is not None else len(data)

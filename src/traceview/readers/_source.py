@@ -38,17 +38,15 @@ class Source:
         self.file.seek(offset)
         return self.file.read(n)
 
-    def records(
-        self, offset: int, count: int, dtype: np.dtype[np.void], chunk_bytes: int | None = None
-    ) -> Iterator[np.ndarray]:
-        """`count` records of `dtype` from `offset`, as structured arrays of at most ~chunk_bytes.
+    def records(self, offset: int, count: int, dtype: np.dtype[np.void]) -> Iterator[np.ndarray]:
+        """`count` records of `dtype` from `offset`, as structured arrays of ~CHUNK_BYTES at most.
 
         For a file source the arrays share one buffer: use each before asking for the next.
         """
         size = dtype.itemsize
         if count <= 0:
             return
-        per = max(1, (chunk_bytes or CHUNK_BYTES) // size)
+        per = max(1, CHUNK_BYTES // size)
         if self.data is not None:
             whole = np.frombuffer(self.data, dtype=dtype, count=count, offset=offset)
             for at in range(0, count, per):

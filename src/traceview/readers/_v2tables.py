@@ -21,7 +21,7 @@ I32 = npt.NDArray[np.int32]
 def parse_summary(text: bytes, diags: list[Diagnostic]) -> tuple[int | None, dict[str, str]]:
     """The `*version` number and the key=value options of a V2 summary, in file order
     (the V1 key parser of `_header.py`; a V2 summary has no thread or method lines)."""
-    key = parse_key(text, 0, diags, where="summary")
+    key = parse_key(text, diags, where="summary")
     return key.version, key.options
 
 

@@ -36,7 +36,7 @@ def read_key(src: Source, diags: list[Diagnostic], *, where: str = "key section"
                 found="end of file",
             )
         size *= 4
-    return parse_key(head, 0, diags, where=where)
+    return parse_key(head, diags, where=where)
 
 
 def read(src: Source, *, source: str | None = None) -> Trace:

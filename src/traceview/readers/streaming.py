@@ -14,8 +14,13 @@ import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
 from traceview.readers._assemble import assemble
-from traceview.readers._header import KeyText, MethodLine, NameDecoder, parse_key
-from traceview.readers._header import parse_method_line as _method_line
+from traceview.readers._header import (
+    KeyText,
+    MethodLine,
+    NameDecoder,
+    parse_key,
+    parse_method_line,
+)
 from traceview.readers._layout import layout_for, parse_data_header, resolve_clock
 from traceview.readers._records import RecordDecoder
 from traceview.readers._source import Source
@@ -54,7 +59,7 @@ def read(data: bytes, *, source: str | None = None) -> Trace:
             (size,) = struct.unpack_from("<H", data, pos + 3)
             body, end = data[pos + 5 : pos + 5 + size], pos + 5 + size
             if end <= n:
-                m = _method_line(names.decode(body))
+                m = parse_method_line(names.decode(body))
                 if m is not None:
                     if m.id in methods and methods[m.id] != m:
                         dup_methods += 1
@@ -72,7 +77,7 @@ def read(data: bytes, *, source: str | None = None) -> Trace:
             (size,) = struct.unpack_from("<I", data, pos + 3)
             end = pos + 7 + size
             if end <= n:
-                summary = parse_key(data[pos + 7 : end], 0, diags, where="summary")
+                summary = parse_key(data[pos + 7 : end], diags, where="summary")
                 pos = end
                 if pos < n:
                     diags.append(

@@ -61,13 +61,13 @@ class RecordLayout:
     method_ids: npt.NDArray[np.uint32]  # the file's id per method row (low two bits clear)
 
 
-def record_chunks(trace: Trace, layout: RecordLayout, chunk: int = CHUNK) -> Iterator[bytes]:
-    """The record bytes of every event, in file order, `chunk` records at a time."""
+def record_chunks(trace: Trace, layout: RecordLayout) -> Iterator[bytes]:
+    """The record bytes of every event, in file order, `CHUNK` records at a time."""
     ev = trace.events
     dtype = record_dtype(layout.version, layout.record_size)
     padded = layout.record_size > min_record_size(layout.version)
-    for start in range(0, len(ev), chunk):
-        stop = min(start + chunk, len(ev))
+    for start in range(0, len(ev), CHUNK):
+        stop = min(start + CHUNK, len(ev))
         rec = np.zeros(stop - start, dtype) if padded else np.empty(stop - start, dtype)
         rec["tid"] = layout.thread_ids[ev.thread[start:stop]]
         rec["value"] = layout.method_ids[ev.method[start:stop]] | ev.action[start:stop]
