@@ -31,7 +31,7 @@ def clipped_times(
     sel = slice(lo, hi)
     rlo, rhi = time_range
     s_r, e_r = calls.start(range_clock, sel), calls.end(range_clock, sel)
-    keep = ((s_r < rhi) & (e_r > rlo)) | ((s_r == e_r) & (s_r >= rlo) & (s_r < rhi))
+    keep = overlapping(s_r, e_r, rlo, rhi)
     first, last = calls.thread_span(t, range_clock)
     incl: dict[str, I64] = {}
     totals: dict[str, int] = {}
@@ -54,6 +54,15 @@ def clipped_times(
         incl[c] = end
         totals[c] = int(np.clip(l_c, blo, max(blo, bhi)) - np.clip(f_c, blo, max(blo, bhi)))
     return incl, keep, totals
+
+
+def overlapping(start: I64, end: I64, lo: int, hi: int) -> npt.NDArray[np.bool_]:
+    """The calls (entry and exit times) that overlap [lo, hi): starting before `hi` and
+    ending after `lo`, or of zero length inside [lo, hi)."""
+    out: npt.NDArray[np.bool_] = ((start < hi) & (end > lo)) | (
+        (start == end) & (start >= lo) & (start < hi)
+    )
+    return out
 
 
 def _brackets(

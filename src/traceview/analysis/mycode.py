@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
+from traceview.analysis.select import relink, rows_table
 from traceview.model import MethodTable
 
 
@@ -54,10 +55,8 @@ def keep_packages(calls: CallTable, prefixes: Iterable[str]) -> CallTable:
 def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
     """The rows where `keep` is True, re-linked to their nearest kept ancestors."""
     n = len(calls)
-    row_dtype = calls.parent.dtype
-    parent = calls.parent.astype(np.int64)
     # pointer jumping: after k rounds `up` skips up to 2**k unkept ancestors
-    up = parent.copy()
+    up = calls.parent.astype(np.int64)
     while True:
         has = up >= 0
         bad = np.zeros(n, dtype=bool)
@@ -66,27 +65,7 @@ def keep_calls(calls: CallTable, keep: npt.NDArray[np.bool_]) -> CallTable:
             break
         up[bad] = up[up[bad]]  # every skipped ancestor is unkept (invariant)
     kept = np.flatnonzero(keep)
-    cum = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(keep, out=cum[1:])
-    new_parent = np.where(up[kept] >= 0, cum[np.maximum(up[kept], 0)], -1)
-    new_end = cum[calls.subtree_end[kept].astype(np.int64)]
-    m = len(kept)
-    # depth of row j = its ancestors = j - #{k: subtree_end[k] <= j}
-    closed = np.cumsum(np.bincount(new_end, minlength=m + 1))[:m]
-    depth = (np.arange(m, dtype=np.int64) - closed).astype(np.int32)
-    table = CallTable(
-        trace=calls.trace,
-        method=calls.method[kept],
-        depth=depth,
-        parent=new_parent.astype(row_dtype),
-        subtree_end=new_end.astype(row_dtype),
-        enter_event=calls.enter_event[kept],
-        exit_event=calls.exit_event[kept],
-        flags=calls.flags[kept],
-        thread_ranges=cum[calls.thread_ranges],
-        diagnostics=list(calls.diagnostics),
-    )
-    return share_thread_events(calls, table)
+    return relink(calls, keep, kept, up[kept])
 
 
 def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
@@ -96,23 +75,11 @@ def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
     table before profiling it.
     """
     rows = np.asarray(rows, dtype=np.int64)
-    row_dtype = calls.parent.dtype
     par = calls.parent[rows].astype(np.int64)
     new_parent = np.where(par >= 0, _rank(rows, np.maximum(par, 0)), -1)
     new_end = _rank(rows, calls.subtree_end[rows].astype(np.int64))
-    table = CallTable(
-        trace=calls.trace,
-        method=calls.method[rows],
-        depth=calls.depth[rows],
-        parent=new_parent.astype(row_dtype),
-        subtree_end=new_end.astype(row_dtype),
-        enter_event=calls.enter_event[rows],
-        exit_event=calls.exit_event[rows],
-        flags=calls.flags[rows],
-        thread_ranges=np.searchsorted(rows, calls.thread_ranges, side="left").astype(np.int64),
-        diagnostics=list(calls.diagnostics),
-    )
-    return share_thread_events(calls, table)
+    ranges = np.searchsorted(rows, calls.thread_ranges, side="left").astype(np.int64)
+    return rows_table(calls, rows, new_parent, new_end, calls.depth[rows], ranges)
 
 
 def _rank(rows: npt.NDArray[np.integer], x: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
@@ -128,15 +95,3 @@ def _rank(rows: npt.NDArray[np.integer], x: npt.NDArray[np.integer]) -> npt.NDAr
     kk = np.maximum(k, 0)
     out = first[kk] + np.minimum(x - run_start[kk], run_len[kk])
     return np.where(k >= 0, out, 0)
-
-
-def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
-    """Give `table` the first/last event of each thread already found for `source`.
-
-    Both tables read the same events, so the (cached) per-thread event bounds are equal;
-    recomputing them scans every event of the trace (~0.7 s at 10M records) per filter.
-    """
-    cached = source.__dict__.get("_thread_events", source.thread_events)
-    if cached is not None:
-        table.__dict__["_thread_events"] = cached
-    return table
