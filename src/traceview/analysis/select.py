@@ -30,8 +30,9 @@ def threads(calls: CallTable, rows: Iterable[int]) -> CallTable:
 
 
 def time_range(calls: CallTable, lo: int, hi: int, clock: str | None = None) -> CallTable:
-    """The calls overlapping [lo, hi) ns on `clock` (default wall, else cpu), whole; a kept
-    call's ancestors overlap too, so the tree stays intact."""
+    """The calls overlapping [lo, hi) ns on `clock` (default wall, else cpu), whole. A kept
+    call's ancestors overlap too, except above a zero-length call at `lo` that ends its
+    caller: it goes under its nearest kept ancestor (as the viewer's `keep_calls` does)."""
     c = clock or ("wall" if "wall" in calls.clocks else "cpu")
     return subset(calls, overlapping(calls.start(c), calls.end(c), lo, hi))
 
@@ -46,14 +47,19 @@ def focus(calls: CallTable, methods: Iterable[int]) -> CallTable:
 
 
 def subset(calls: CallTable, keep: Bools) -> CallTable:
-    """The rows where `keep` is True. `keep` must be closed upward (every kept row's parent
-    kept) or downward (every kept row's subtree kept) within each kept subtree; a kept row
-    whose parent is dropped becomes a root."""
+    """The rows where `keep` is True; a kept row whose parent is dropped goes under its
+    nearest kept ancestor, or becomes a root. Cheap when `keep` is closed upward (every kept
+    row's parent kept) or downward (every kept row's subtree kept): the few rows whose
+    parent is dropped climb one level per step (`mycode.keep_calls` jumps, for any mask)."""
     rows = np.flatnonzero(keep)
     up = calls.parent[rows].astype(np.int64)
-    has = up >= 0
-    has[has] = keep[up[has]]
-    up[~has] = -1
+    # e.g. a zero-length call at `lo` at the very end of a caller that ends at `lo` is in a
+    # time range while that caller is not, though the caller's caller may be
+    lost = np.flatnonzero(up >= 0)
+    while len(lost):
+        lost = lost[~keep[up[lost]]]
+        up[lost] = calls.parent[up[lost]]
+        lost = lost[up[lost] >= 0]
     return relink(calls, keep, rows, up)
 
 
