@@ -24,7 +24,7 @@ __all__ = ["VARIANTS", "demo_path", "generate", "split_paths", "with_clock", "wr
 
 
 def demo_path() -> Path:
-    """The bundled demo trace (v3 dual, ART style; `python -m traceview.writer.generate --demo`)."""
+    """The bundled demo trace (v3 dual, ART style; `python -m traceview.writer --demo`)."""
     return Path(str(resources.files("traceview") / "data" / "demo.trace"))
 
 

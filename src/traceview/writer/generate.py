@@ -10,7 +10,6 @@ blocking calls; idle time is spread so every thread spans the same trace duratio
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -330,12 +329,9 @@ def _assemble(
 
 
 def make_demo(path: str | Path) -> Path:
-    """Write the bundled demo trace: v3 dual-clock regular, ART style, about 2 MB."""
+    """Write the bundled demo trace: v3 dual-clock regular, ART style, about 2 MB
+    (`python -m traceview.writer --demo [PATH]`)."""
     from traceview.writer import write
 
     trace = generate(records=150_000, threads=10, seed=2026, clock="dual")
     return write(trace, path, variant="regular")[0]
-
-
-if __name__ == "__main__" and "--demo" in sys.argv:
-    make_demo(Path(__file__).resolve().parents[1] / "data" / "demo.trace")
