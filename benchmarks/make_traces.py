@@ -38,12 +38,16 @@ def trace_path(
     """
     extra = "".join(f"-{k}={v}" for k, v in sorted(options.items()))
     path = OUT / f"gen-{records}-t{threads}-s{seed}{extra}-{variant}.trace"
-    first = split_paths(path)[0] if variant == "split" else path
-    if not first.exists():
+    if not _written(path, variant):
         OUT.mkdir(parents=True, exist_ok=True)
         trace = generate(records=records, threads=threads, seed=seed, **options)
         write(trace, path, variant=variant)  # type: ignore[arg-type]
     return path
+
+
+def _written(path: Path, variant: str) -> bool:
+    """Whether `path` (for a split pair: its `.key` half) exists already."""
+    return (split_paths(path)[0] if variant == "split" else path).exists()
 
 
 def _timed_write(trace: Trace, path: Path, variant: str) -> tuple[float, int]:
@@ -78,7 +82,7 @@ def main(argv: list[str]) -> int:
         print(f"generate {what}: {gen:6.2f} s ({rate:.1f} M records/s)")
         for variant in args.variants:
             path = OUT / f"gen-{records}-{variant}.trace"
-            if path.exists() and not args.force:
+            if _written(path, variant) and not args.force:
                 print(f"  {variant:<20} exists: {path.name} (use --force to rewrite)")
                 continue
             seconds, size = _timed_write(trace, path, variant)
