@@ -3,6 +3,7 @@ time range) satisfy their invariants."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile, thread_profiles
 
 
+@cache
 def readable() -> list[Path]:
+    """The corpus traces that load (the others are the readers' tests); loaded once per run,
+    shared with test_profile_streamed."""
     out = []
     for path in corpus_files():
         try:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import traceview
-from conftest import corpus_files
+from test_calls_corpus import readable
 from test_oracle_engine import traces
 from tracebuild import make_trace
 from traceview.analysis.calls import build_calls
@@ -111,17 +111,6 @@ def test_streamed_without_events_and_thread_without_records() -> None:
 def test_streamed_many_threads(trace: Trace) -> None:
     trace.validate()
     assert_same(trace)
-
-
-def readable() -> list[Path]:
-    out = []
-    for path in corpus_files():
-        try:
-            traceview.load(path)
-        except traceview.TraceError:
-            continue
-        out.append(path)
-    return out
 
 
 @pytest.mark.parametrize("path", readable(), ids=lambda p: p.name)
