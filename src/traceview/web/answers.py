@@ -37,7 +37,6 @@ MAX_FLAME_NODES = 30_000
 def trace_answer(s: Session) -> Json:
     """/api/trace: header, clocks, time span, threads, diagnostics, palette."""
     tr, calls = s.trace, s.calls
-    records = np.bincount(tr.events.thread, minlength=len(tr.threads))
     main = s.main_thread()
     threads = []
     for t in range(len(tr.threads)):
@@ -50,7 +49,7 @@ def trace_answer(s: Session) -> Json:
                 "id": int(tr.threads.id[t]),
                 "name": tr.threads.name[t],
                 "label": tr.threads.label(t),
-                "records": int(records[t]),
+                "records": int(s.thread_records[t]),
                 "calls": hi - lo,
                 "cpu_us": us1(calls.thread_total(t, "cpu")) if "cpu" in s.clocks else None,
                 "wall_us": us1(calls.thread_total(t, "wall")) if "wall" in s.clocks else None,

@@ -55,11 +55,13 @@ class Session:
         self.default_clock = "cpu" if "cpu" in clocks and trace.header.clock != "wall" else "wall"
         self.clocks = tuple(c for c in ("cpu", "wall") if c in clocks)
         spans = [self.calls.thread_span(t, self.timeline_clock) for t in range(len(trace.threads))]
-        has = np.bincount(trace.events.thread, minlength=len(trace.threads)) > 0
+        records = np.bincount(trace.events.thread, minlength=len(trace.threads))
+        has = records > 0
         live_spans = [s for s, h in zip(spans, has, strict=True) if h]
         self.origin = min((s[0] for s in live_spans), default=0)
         self.end = max((s[1] for s in live_spans), default=0)
         self.thread_spans = spans
+        self.thread_records = records
         self.thread_has_events = has
         self.lock = threading.RLock()
         self._answers: OrderedDict[str, bytes] = OrderedDict()
