@@ -7,11 +7,10 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import zlib
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
 from traceview.readers import keydata, regular, streaming
@@ -84,18 +83,10 @@ def _load_bytes(data: bytes | memoryview, source: str | None, depth: int = 0) ->
     if kind == "streaming":
         return streaming.read(bytes(data), source=source)
     if kind == "v2":
-        return _read_v2(data, source)
+        from traceview.readers import v2  # loaded only for V2 files
+
+        return v2.read(data, source=source)
     raise TraceFormatError("gzip inside gzip inside gzip", offset=0)
-
-
-def _read_v2(data: bytes | memoryview, source: str | None) -> Trace:
-    try:
-        module = importlib.import_module("traceview.readers.v2")
-    except ImportError:
-        raise TraceFormatError(
-            "ART V2 traces are not supported by this build", offset=4, found="V2 version"
-        ) from None
-    return cast(Trace, module.read(data, source=source))
 
 
 def _gunzip(data: bytes | memoryview) -> tuple[bytes, Diagnostic | None]:

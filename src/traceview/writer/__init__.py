@@ -7,7 +7,6 @@ only when asked for.
 
 from __future__ import annotations
 
-import importlib
 import io
 from importlib import resources
 from pathlib import Path
@@ -101,7 +100,8 @@ def write(
 def _write_v2(
     trace: Trace, out: str | Path | BinaryIO, variant: str, clock: Clock | None, generation: str
 ) -> list[Path]:
-    v2 = importlib.import_module("traceview.writer.v2")  # ART V2, loaded only when asked for
+    from traceview.writer import v2  # ART V2, loaded only when asked for
+
     if clock == "global":
         raise ValueError("V2 has no global clock: use dual, wall or thread-cpu")
     with _opened(out) as (fh, paths):
