@@ -48,18 +48,24 @@ def focus(calls: CallTable, methods: Iterable[int]) -> CallTable:
 
 def subset(calls: CallTable, keep: Bools) -> CallTable:
     """The rows where `keep` is True; a kept row whose parent is dropped goes under its
-    nearest kept ancestor, or becomes a root. Cheap when `keep` is closed upward (every kept
-    row's parent kept) or downward (every kept row's subtree kept): the few rows whose
-    parent is dropped climb one level per step (`mycode.keep_calls` jumps, for any mask)."""
+    nearest kept ancestor, or becomes a root. Meant for a `keep` closed upward (every kept
+    row's parent kept) or downward (every kept row's subtree kept), where no row or a few
+    climb, one level per step (`mycode.keep_calls` jumps, for any mask)."""
     rows = np.flatnonzero(keep)
     up = calls.parent[rows].astype(np.int64)
-    # e.g. a zero-length call at `lo` at the very end of a caller that ends at `lo` is in a
-    # time range while that caller is not, though the caller's caller may be
     lost = np.flatnonzero(up >= 0)
+    lost = lost[~keep[up[lost]]]
+    if len(lost):
+        # a row has a kept ancestor iff an earlier kept row's subtree reaches past it: the
+        # roots of a focus have none; a zero-length call at a time range's `lo` that ends a
+        # caller ending at `lo` (dropped) may have one further up
+        reach = np.maximum.accumulate(np.where(keep, calls.subtree_end, 0))
+        inside = reach[rows[lost] - 1] > rows[lost]
+        up[lost[~inside]] = -1
+        lost = lost[inside]
     while len(lost):
-        lost = lost[~keep[up[lost]]]
         up[lost] = calls.parent[up[lost]]
-        lost = lost[up[lost] >= 0]
+        lost = lost[~keep[up[lost]]]
     return relink(calls, keep, rows, up)
 
 
