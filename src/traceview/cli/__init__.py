@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 
 from traceview.model import TraceError
 
-# subcommand -> (module under traceview.cli, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "view": ("view", "open the trace in the local web viewer (default command)"),
-    "info": ("info", "variant, clock, threads, methods, options and diagnostics"),
-    "stats": ("stats", "per-method statistics on both clocks"),
-    "tree": ("tree", "top-down call tree of a thread"),
-    "convert": ("convert", "write the trace as another variant"),
-    "report": ("report", "write the viewer as one self-contained HTML file"),
-    "demo": ("demo", "open the bundled demo trace in the viewer"),
+# subcommand (= its module under traceview.cli) -> one-line help
+COMMANDS: dict[str, str] = {
+    "view": "open the trace in the local web viewer (default command)",
+    "info": "variant, clock, threads, methods, options and diagnostics",
+    "stats": "per-method statistics on both clocks",
+    "tree": "top-down call tree of a thread",
+    "convert": "write the trace as another variant",
+    "report": "write the viewer as one self-contained HTML file",
+    "demo": "open the bundled demo trace in the viewer",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer
@@ -35,7 +35,7 @@ commands:
 
 def usage() -> str:
     """The top-level help text."""
-    lines = "\n".join(f"  {name:<10} {text}" for name, (_, text) in COMMANDS.items())
+    lines = "\n".join(f"  {name:<10} {text}" for name, text in COMMANDS.items())
     return USAGE.format(commands=lines)
 
 
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] == "-r":
         target, rest = "regress", args[1:]
     elif args[0] in COMMANDS:
-        target, rest = COMMANDS[args[0]][0], args[1:]
+        target, rest = args[0], args[1:]
     else:
         target, rest = "view", args
     try:
