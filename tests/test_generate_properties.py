@@ -3,15 +3,14 @@ write -> read -> write (regular and streaming) byte for byte."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traceview import load
-from traceview.model import Trace
-from traceview.writer import generate, write
+from traceview.writer import generate
+from writer_out import written
 
 OPTIONS = st.fixed_dictionaries(
     {
@@ -27,12 +26,6 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-def _bytes(trace: Trace, variant: str) -> bytes:
-    buf = io.BytesIO()
-    write(trace, buf, variant=variant)  # type: ignore[arg-type]
-    return buf.getvalue()
-
-
 @settings(max_examples=40, deadline=None)
 @given(options=OPTIONS)
 def test_any_options(options: dict[str, Any]) -> None:
@@ -46,7 +39,7 @@ def test_any_options(options: dict[str, Any]) -> None:
     trace.validate()
     assert len(trace.events) <= options["records"]
     for variant in ("regular", "streaming"):
-        first = _bytes(trace, variant)
+        first = written(trace, variant)
         back = load(first)
         back.validate()
-        assert _bytes(back, variant) == first
+        assert written(back, variant) == first

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from tracebuild import make_trace
-from traceview.model import Trace
 from traceview.writer import write
+from writer_out import written
 
 EVENTS = [
     (1, "enter", "com.a.Foo.run", 0, 0),
@@ -22,19 +22,13 @@ EVENTS = [
 ]
 
 
-def _bytes(trace: Trace, **kw: Any) -> bytes:
-    buf = io.BytesIO()
-    write(trace, buf, **kw)
-    return buf.getvalue()
-
-
 def _data(blob: bytes) -> bytes:
     return blob[blob.index(b"*end\n") + 5 :]
 
 
 def test_regular_v3_layout() -> None:
     trace = make_trace(EVENTS, clock="dual")
-    blob = _bytes(trace)
+    blob = written(trace)
     key, data = blob.split(b"*end\n")
     # the trace's options keep their order; computed ones missing are appended
     options = b"clock=dual\nvm=art\ndata-file-overflow=false\nelapsed-time-usec=12\n"
@@ -59,8 +53,8 @@ def test_art_first_method_id_is_zero_and_dalvik_style() -> None:
     from dataclasses import replace
 
     zero = replace(trace, methods=replace(trace.methods, id=np.array([0, 4], dtype=np.uint64)))
-    assert b"*methods\n0\tcom.a.Foo\trun\t()V\t(null)\n0x4\t" in _bytes(zero)
-    dalvik = _bytes(zero, style="dalvik", version=1)
+    assert b"*methods\n0\tcom.a.Foo\trun\t()V\t(null)\n0x4\t" in written(zero)
+    dalvik = written(zero, style="dalvik", version=1)
     assert b"vm=dalvik\n" in dalvik
     assert b"*methods\n0x00000000\tcom/a/Foo\trun\t()V\t\t-1\n0x00000004\tcom/a/Bar\t" in dalvik
     data = _data(dalvik)
@@ -70,7 +64,7 @@ def test_art_first_method_id_is_zero_and_dalvik_style() -> None:
 
 def test_v2_single_clock_records_and_wall_clock() -> None:
     trace = make_trace(EVENTS, clock="dual")
-    blob = _bytes(trace, clock="wall")
+    blob = written(trace, clock="wall")
     assert b"clock=wall\n" in blob
     data = _data(blob)
     assert struct.unpack_from("<H", data, 4)[0] == 2
@@ -81,13 +75,13 @@ def test_v2_single_clock_records_and_wall_clock() -> None:
 def test_times_wrap_to_32_bits() -> None:
     big = (1 << 32) + 17
     trace = make_trace([(1, "enter", "a.B.c", 0, 0), (1, "exit", "a.B.c", 1, big)])
-    rec = _data(_bytes(trace))[32:]
+    rec = _data(written(trace))[32:]
     assert struct.unpack_from("<I", rec, 14 + 10)[0] == 17
 
 
 def test_streaming_packets_and_summary() -> None:
     trace = make_trace(EVENTS, clock="dual")
-    blob = _bytes(trace, variant="streaming")
+    blob = written(trace, variant="streaming")
     assert blob[:4] == b"SLOW" and struct.unpack_from("<H", blob, 4)[0] == 0xF3
     pos = 32
     # thread packet then method packet before the first record
@@ -106,13 +100,13 @@ def test_streaming_packets_and_summary() -> None:
     assert len(text) == n and text.startswith(b"*version\n3\n") and text.endswith(b"*end\n")
     assert b"*threads\n*methods\n0x4\t" in text  # ART >= 2023: names only in packets
     assert b"num-method-calls" not in text
-    nosummary = _bytes(trace, variant="streaming-nosummary")
+    nosummary = written(trace, variant="streaming-nosummary")
     assert nosummary == blob[:summary_at]
 
 
 def test_data_only_is_the_data_section() -> None:
     trace = make_trace(EVENTS, clock="dual")
-    assert _bytes(trace, variant="data-only") == _data(_bytes(trace))
+    assert written(trace, variant="data-only") == _data(written(trace))
 
 
 @pytest.mark.parametrize(

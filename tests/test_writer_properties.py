@@ -3,8 +3,6 @@ times past 2^32 µs) survives write -> read -> write for every V1 variant."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +16,7 @@ from traceview.model import (
     Trace,
     thread_index_dtype,
 )
-from traceview.writer import write
+from writer_out import written
 
 LETTERS = st.characters(
     codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp", "Zs", "Co", "Cn")
@@ -78,19 +76,13 @@ def traces(draw: st.DrawFn) -> Trace:
     return trace
 
 
-def _bytes(trace: Trace, variant: str) -> bytes:
-    buf = io.BytesIO()
-    write(trace, buf, variant=variant)  # type: ignore[arg-type]
-    return buf.getvalue()
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trace=traces(), variant=st.sampled_from(["regular", "streaming", "data-only"]))
 def test_write_read_write(trace: Trace, variant: str) -> None:
-    first = _bytes(trace, variant)
+    first = written(trace, variant)
     back = load(first)
     back.validate()
-    assert _bytes(back, variant) == first
+    assert written(back, variant) == first
     ev, bk = trace.events, back.events
     assert np.array_equal(ev.action, bk.action)
     assert np.array_equal(trace.threads.id[ev.thread], back.threads.id[bk.thread])

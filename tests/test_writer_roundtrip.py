@@ -13,16 +13,11 @@ import pytest
 from traceview import load
 from traceview.model import Trace
 from traceview.writer import generate, write
+from writer_out import written
 
 VARIANTS = ("regular", "data-only", "streaming", "streaming-nosummary")
 CLOCK_VERSIONS = [("dual", 3), ("thread-cpu", 1), ("thread-cpu", 2), ("wall", 1), ("wall", 2)]
 CLOCK_VERSIONS += [("global", 1), ("global", 2)]
-
-
-def _bytes(trace: Trace, **kw: Any) -> bytes:
-    buf = io.BytesIO()
-    assert write(trace, buf, **kw) == []
-    return buf.getvalue()
 
 
 def _same_events(a: Trace, b: Trace) -> None:
@@ -56,10 +51,10 @@ def test_round_trip_bytes(
 ) -> None:
     trace = traces[style, clock]
     kw: dict[str, Any] = {"variant": variant, "version": version, "style": style}
-    first = _bytes(trace, **kw)
+    first = written(trace, **kw)
     back = load(first)
     back.validate()
-    assert _bytes(back, **kw) == first
+    assert written(back, **kw) == first
     if variant in ("regular", "streaming"):
         assert back.header.clock == clock
         assert back.header.vm == ("dalvik" if style == "dalvik" else "art")
@@ -79,7 +74,7 @@ def test_split_pair_round_trip(tmp_path: Path, traces: dict[tuple[str, str], Tra
     again = write(back, tmp_path / "u", variant="split")
     assert [p.read_bytes() for p in again] == [key.read_bytes(), data.read_bytes()]
     # a split pair is the regular file cut in two
-    assert key.read_bytes() + data.read_bytes() == _bytes(trace, variant="regular")
+    assert key.read_bytes() + data.read_bytes() == written(trace, variant="regular")
 
 
 @pytest.mark.parametrize(
@@ -94,10 +89,10 @@ def test_split_pair_round_trip(tmp_path: Path, traces: dict[tuple[str, str], Tra
 )
 def test_options_round_trip(traces: dict[tuple[str, str], Trace], options: dict[str, Any]) -> None:
     trace = traces["art", "dual"]
-    first = _bytes(trace, **options)
+    first = written(trace, **options)
     back = load(first)
     back.validate()
-    assert _bytes(back, **options) == first
+    assert written(back, **options) == first
     if "record_size" in options:
         assert back.header.record_size == options["record_size"]
     if options.get("overflow"):
@@ -111,22 +106,22 @@ def test_unknown_options_are_kept(traces: dict[tuple[str, str], Trace]) -> None:
     trace = traces["art", "dual"]
     opts = {"vm": "art", "my-vendor-key": "42", "clock": "wall", "num-method-calls": "1"}
     odd = replace(trace, header=replace(trace.header, options=opts))
-    text = _bytes(odd).split(b"*threads\n")[0].decode()
+    text = written(odd).split(b"*threads\n")[0].decode()
     lines = text.splitlines()[2:]
     assert lines[:4] == ["vm=art", "my-vendor-key=42", "clock=dual", f"num-method-calls={2500}"]
     assert "data-file-overflow=false" in lines
-    assert load(_bytes(odd)).header.options["my-vendor-key"] == "42"
+    assert load(written(odd)).header.options["my-vendor-key"] == "42"
 
 
 def test_past_the_32_bit_wrap() -> None:
     trace = generate(records=5000, threads=3, seed=2, duration_us=6_000_000_000)
     assert trace.events.wall is not None
     assert int(trace.events.wall.max()) > (1 << 32) * 1000
-    data = _bytes(trace)
+    data = written(trace)
     back = load(data)
     back.validate()
     _same_events(trace, back)
-    assert _bytes(back) == data
+    assert written(back) == data
 
 
 def test_v2_ids_are_renumbered_for_v1(traces: dict[tuple[str, str], Trace]) -> None:
@@ -138,7 +133,7 @@ def test_v2_ids_are_renumbered_for_v1(traces: dict[tuple[str, str], Trace]) -> N
     big = replace(trace, methods=replace(trace.methods, id=wide))
     with pytest.raises(ValueError, match="32 bits"):
         write(big, io.BytesIO(), renumber=False)
-    back = load(_bytes(big))
+    back = load(written(big))
     back.validate()
     _same_events(trace, back)
 
@@ -169,11 +164,11 @@ def test_v2_round_trip(
 ) -> None:
     pytest.importorskip("traceview.writer.v2")
     trace = traces["art", clock]
-    first = _bytes(trace, variant=variant, generation=generation)
+    first = written(trace, variant=variant, generation=generation)
     back = load(first)
     back.validate()
     assert back.header.variant == variant and back.header.clock == clock
-    assert _bytes(back, variant=variant, generation=generation) == first
+    assert written(back, variant=variant, generation=generation) == first
     # V2 stores per-thread blocks: each thread's records are the same, in the same order
     # (gamma exits carry no method id: an exit without its enter cannot be named)
     for (ta, aa, ma, xa), (tb, ab, mb, xb) in zip(
@@ -187,9 +182,9 @@ def test_v2_round_trip(
 def test_v2_then_v1() -> None:
     """A V2 trace (64-bit ids, ns times) written as regular V1: renumbered ids, µs times."""
     pytest.importorskip("traceview.writer.v2")
-    v2 = load(_bytes(generate(records=2000, threads=4, seed=3), variant="v2"))
-    regular = load(_bytes(v2, variant="regular"))
+    v2 = load(written(generate(records=2000, threads=4, seed=3), variant="v2"))
+    regular = load(written(v2, variant="regular"))
     regular.validate()
     assert regular.header.version == 3 and regular.header.clock == "dual"
     assert len(regular.events) == len(v2.events)
-    assert _bytes(regular, variant="regular") == _bytes(v2, variant="regular")
+    assert written(regular, variant="regular") == written(v2, variant="regular")
