@@ -351,12 +351,12 @@ class _Columns:
                     col = self.cols[name]
                     col[dst : dst + k] = col[src : src + k]  # numpy copes with the overlap
                     _shift(name, col[dst : dst + k], dst - src)
-        self.size = int(starts[-1])
         return np.stack([starts[:-1], starts[1:]], axis=1)
 
     def table(self, trace: Trace, ranges: I64, spans: I64) -> CallTable:
-        """The filled rows as a CallTable."""
-        c = {name: col[: self.size] for name, col in self.cols.items()}
+        """The filled rows (`ranges` from `compact`) as a CallTable."""
+        size = int(ranges[-1, 1]) if len(ranges) else 0
+        c = {name: col[:size] for name, col in self.cols.items()}
         return CallTable(
             trace=trace,
             method=c["method"],
