@@ -68,7 +68,6 @@ class Template:
     cpu: list[int]
     wall: list[int]
     idle: list[bool]
-    kind: str = ""
 
 
 class CallBuilder:
@@ -80,7 +79,6 @@ class CallBuilder:
         self.feature = rng.choice(FEATURES)
         self.lambda_index = rng.choice(("0", "0", "1", "2"))
         self.stack: list[int] = [catalog.row(s) for s in stack]  # frames entered before us
-        self.max_depth = len(self.stack)
         self._cpu = self._wall = 0
         self._idle = False
 
@@ -119,7 +117,6 @@ class CallBuilder:
         row = self.catalog.row(spec)
         self._event(ENTER, row)
         self.stack.append(row)
-        self.max_depth = max(self.max_depth, len(self.stack))
 
     def exit(self) -> None:
         """Return from the innermost frame."""
@@ -169,7 +166,6 @@ class CallBuilder:
         """A log-uniform µs amount in [lo, hi]: many short, some long."""
         return float(lo * (hi / lo) ** self.rng.random())
 
-    def done(self, kind: str) -> Template:
-        """The finished template (the stack must be back where it started, or empty)."""
-        self.t.kind = kind
+    def done(self) -> Template:
+        """The finished template (callers check that the stack is back where it started)."""
         return self.t

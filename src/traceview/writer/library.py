@@ -71,7 +71,7 @@ def library(seed: int) -> Library:
                 assert not b.stack, f"{kind.key}: {scenario.__name__} is not balanced"
                 ids.append(len(templates))
                 probs.append(weight / VARIANTS)
-                templates.append(b.done(kind.key))
+                templates.append(b.done())
         p = np.array(probs)
         kinds[kind.key] = (np.array(ids, dtype=np.int64), p / p.sum())
     tails = {}
@@ -84,7 +84,7 @@ def library(seed: int) -> Library:
         while b.stack:
             b.work(b.u(2, 60))
             b.exit()
-        tails[kind.key] = b.done(kind.key)
+        tails[kind.key] = b.done()
     for spec in (*STOP, FILL):
         catalog.row(spec)
     action, method, cpu, wall, idle = columns(templates)
