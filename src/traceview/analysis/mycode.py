@@ -5,7 +5,9 @@ starts with one of the prefixes; every other call folds into its nearest kept ca
 time becomes that caller's exclusive time, its kept callees become that caller's children).
 Calls with no kept caller fold into the thread's top level. The result is an ordinary call
 table (pre-order, contiguous subtrees, same event rows), so the profile, the call tree, the
-flame graph and the timeline work on it unchanged.
+flame graph and the timeline work on it unchanged. Its `keep_calls` (any mask) and
+`select_rows` (rows holding their ancestors, cheaply) also cut the viewer's time windows;
+both re-link with `select.relink` / `select.rows_table`.
 """
 
 from __future__ import annotations
