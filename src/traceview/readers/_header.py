@@ -37,7 +37,6 @@ class KeyText:
     threads: dict[int, str] = field(default_factory=dict)
     methods: dict[int, MethodLine] = field(default_factory=dict)
     end: int = 0  # byte offset just past the `*end` line (the data section starts here)
-    found_end: bool = False
 
 
 def decode_name(raw: bytes) -> tuple[str, int]:
@@ -155,9 +154,8 @@ def parse_key(data: bytes, diags: list[Diagnostic], *, where: str = "key section
         diags.append(Diagnostic("bom", f"the {where} starts with a UTF-8 BOM; skipped", 0))
         start = 3
     end = find_key_end(data, start)
-    key = KeyText(found_end=end is not None)
     stop = end if end is not None else len(data)
-    key.end = stop
+    key = KeyText(end=stop)
     raw = data[start:stop]
     names = NameDecoder()
     lines = _lines(raw, names)

@@ -68,9 +68,9 @@ def decode_blocks(arr: U8, blocks: list[Block], layout: Layout, alpha_chain: boo
                 parts.clear()
             first = len(kept)
             group, size = [], 0
-    counts = np.array(kept, dtype=np.int64)  # payload records kept per block
     if out is not None:
         return out.records(damaged)
+    counts = np.array(kept, dtype=np.int64)  # payload records kept per block
     flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
     return _assemble_alpha(blocks, counts, flat.reshape(-1, fields), layout, alpha_chain, damaged)
 
