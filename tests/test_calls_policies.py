@@ -7,7 +7,7 @@ import numpy as np
 
 import traceview
 from conftest import corpus_path
-from engine_reference import reference_calls
+from oracle import oracle
 from tracebuild import make_trace
 from traceview.analysis.calls import (
     FORCED_EXIT,
@@ -196,9 +196,9 @@ def test_exception_trace_has_three_unrolls() -> None:
 def _same_as_reference(trace: Trace) -> None:
     calls = build_calls(trace)
     calls.validate()
-    ref = reference_calls(trace)
+    ref = oracle(trace).calls
     assert calls.method.tolist() == [c.method for c in ref]
-    assert calls.parent.tolist() == [c.parent for c in ref]
+    assert calls.parent.tolist() == [c.parent_row for c in ref]
     assert calls.exit_event.tolist() == [c.exit_event for c in ref]
     assert calls.flags.tolist() == [c.flags for c in ref]
 

@@ -1,5 +1,5 @@
-"""Property tests: the vectorised call table and profile equal a plain stack-walking reference
-(tests/engine_reference.py) on random event sequences, balanced or not."""
+"""Property tests: the vectorised call table and profile equal the plain stack-walking oracle
+(tests/oracle.py) on random event sequences, balanced or not."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine_reference import reference_calls, reference_profile
+from oracle import oracle, oracle_profile
 from tracebuild import make_trace
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile
@@ -46,8 +46,8 @@ def build(steps: list[tuple[int, str, int, int, int]], clock: str = "dual") -> T
 def check(trace: Trace) -> None:
     calls = build_calls(trace)
     calls.validate()
-    ref = reference_calls(trace)
-    assert len(calls) == len(ref)
+    ref = oracle(trace)
+    assert len(calls) == len(ref.calls)
     got = list(
         zip(
             calls.thread.tolist(),
@@ -61,22 +61,23 @@ def check(trace: Trace) -> None:
         )
     )
     want = [
-        (c.thread, c.method, c.depth, c.parent, c.enter_event, c.exit_event, c.flags) for c in ref
+        (c.thread, c.method, c.depth, c.parent_row, c.enter_event, c.exit_event, c.flags)
+        for c in ref.calls
     ]
     assert got == want
     prof = profile(calls)
     prof.validate()
+    rp = oracle_profile(ref)
     for clock in trace.clocks:
-        rp = reference_profile(trace, ref, clock)
         for m in range(len(trace.methods)):
-            assert prof.excl[clock][m] == rp["excl"].get(m, 0)  # type: ignore[attr-defined]
-            assert prof.incl[clock][m] == rp["incl"].get(m, 0)  # type: ignore[attr-defined]
-            assert prof.top_excl[clock][m] == rp["top"].get(m, 0)  # type: ignore[attr-defined]
-            assert prof.calls[m] == rp["n"].get(m, 0)  # type: ignore[attr-defined]
-            assert prof.recursive_calls[m] == rp["r"].get(m, 0)  # type: ignore[attr-defined]
+            assert prof.excl[clock][m] == rp.excl[clock].get(m, 0)
+            assert prof.incl[clock][m] == rp.incl[clock].get(m, 0)
+            assert prof.top_excl[clock][m] == rp.top_excl[clock].get(m, 0)
+            assert prof.calls[m] == rp.calls.get(m, 0)
+            assert prof.recursive_calls[m] == rp.recursive_calls.get(m, 0)
         e = prof.edges
         edges = {
-            (int(p), int(c), bool(pr), bool(cr)): [int(n), int(i)]
+            (int(p), int(c), bool(pr), bool(cr)): (int(n), int(i))
             for p, c, pr, cr, n, i in zip(
                 e.parent,
                 e.child,
@@ -87,7 +88,7 @@ def check(trace: Trace) -> None:
                 strict=True,
             )
         }
-        assert edges == rp["edges"]
+        assert edges == {k: (n, inc[clock]) for k, (n, inc) in rp.edges.items()}
 
 
 @settings(max_examples=150, deadline=None)
