@@ -3,7 +3,7 @@ traces, run alternately, with peak RSS and our phase timings.
 
     python benchmarks/bench_engine.py [--records 1000000 10000000] [--rounds 5] [--threads 24]
 
-Traces come from `traceview.writer.generate(records, threads, seed=0, balanced=True)` written
+Traces come from `traceview.synth.generate(records, threads, seed=0, balanced=True)` written
 as regular v3 dual files (`out/bal-<records>.trace`, cached; balanced so dmtracedump accepts
 them and the numbers agree). Each round runs `traceview -r` (a subprocess, stdout discarded,
 `TRACEVIEW_TIMINGS=1` for its phases) and `dmtracedump` once each. Prints the machine, then per

@@ -3,7 +3,7 @@
     python benchmarks/bench_load.py [--records 1000000 10000000] [--rounds 3]
 
 Writes each size once (cached in benchmarks/out/) in two shapes: "generated" =
-`traceview.writer.generate` (realistic nested calls, 16 threads) written as regular v3, and
+`traceview.synth.generate` (realistic nested calls, 16 threads) written as regular v3, and
 "interleaved" = a small numpy writer local to this script (32 threads interleaved record by
 record at random, 5000 methods with ART's dense ids), the worst case for the per-thread
 grouping. Then, per round, loads it in a fresh subprocess
@@ -84,8 +84,9 @@ def write_trace(path: Path, records: int, seed: int = 7) -> None:
 
 
 def write_generated(path: Path, records: int) -> None:
-    """`traceview.writer.generate` at this size, written as a regular v3 dual trace."""
-    from traceview.writer import generate, write
+    """`traceview.synth.generate` at this size, written as a regular v3 dual trace."""
+    from traceview.synth import generate
+    from traceview.writer import write
 
     trace = generate(records=records, threads=16, seed=1)
     write(trace, path, variant="regular", version=3)

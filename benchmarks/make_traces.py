@@ -3,7 +3,7 @@
     python benchmarks/make_traces.py [--records 1000000 10000000] [--variants regular streaming]
                                      [--threads 24] [--seed 0] [--force] [--demo]
 
-Each trace is `traceview.writer.generate(records, threads, seed)` (v3 dual clock, ART style)
+Each trace is `traceview.synth.generate(records, threads, seed)` (v3 dual clock, ART style)
 written as every variant asked for, to `out/gen-<records>-<variant>.trace` (split pairs as
 `.key` + `.data`). Prints the machine, then per size the generation time and per variant the
 write time, file size and write speed. Other benchmarks call `trace_path()` to get (and make
@@ -22,8 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import OUT, machine, mib
 from traceview.model import Trace
-from traceview.writer import generate, split_paths, write
-from traceview.writer.generate import make_demo
+from traceview.synth import generate
+from traceview.synth.generate import make_demo
+from traceview.writer import split_paths, write
 
 DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace"
 

@@ -2,31 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from support.corpus import corpus
 
-import pytest
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
-
-def corpus_files() -> list[Path]:
-    """Every trace file of the corpus (README excluded), sorted; empty when absent."""
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "README.md")
-
-
-def corpus_path(relative: str) -> Path:
-    """The path of one corpus file; skips the test when the corpus is absent."""
-    path = CORPUS / relative
-    if not path.is_file():
-        pytest.skip(f"corpus file {relative} not available")
-    return path
-
-
-@pytest.fixture
-def corpus() -> Path:
-    """The corpus folder; skips the test when it is absent."""
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus not available")
-    return CORPUS
+__all__ = ["corpus"]

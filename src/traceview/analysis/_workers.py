@@ -1,6 +1,6 @@
 """Mapping a function over per-thread work items on a few OS threads (numpy releases the GIL
 in its heavy loops), results in input order; used by `build_calls`, `thread_profiles` and
-`streamed_profile`."""
+`direct_profile`."""
 
 from __future__ import annotations
 

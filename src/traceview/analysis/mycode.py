@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.select import relink, rows_table
+from traceview.analysis.filters import relink, rows_table
 from traceview.model import MethodTable
 
 

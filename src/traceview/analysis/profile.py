@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from traceview.analysis._workers import parallel_map
 from traceview.analysis.calls import RECURSIVE, CallTable
-from traceview.analysis.clip import clipped_times
+from traceview.analysis.ranges import clipped_times
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"traceview {__version__}")
         return 0
     if args[0] == "-r":
-        target, rest = "regress", args[1:]
+        target, rest = "dump", args[1:]
     elif args[0] in COMMANDS:
         target, rest = args[0], args[1:]
     else:

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.budget import frame_calls
 from traceview.analysis.flame import KINDS, layout
-from traceview.analysis.frames import frame_calls
 from traceview.analysis.profile import Profile, Relatives
 from traceview.web.payload import (
     PALETTE,

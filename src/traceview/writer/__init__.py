@@ -1,5 +1,5 @@
-"""The writer: `write(trace, out, variant=...)` turns a Trace back into any on-disk variant,
-and `generate(...)` makes deterministic realistic traces (tests, demo, benchmarks).
+"""The writer: `write(trace, out, variant=...)` turns a Trace back into any on-disk variant
+(tests, `traceview convert`, the synthetic traces of `traceview.synth`).
 
 It imports only the model. V1 variants live in `writer.v1`; ART V2 in `writer.v2`, loaded
 only when asked for.
@@ -8,23 +8,16 @@ only when asked for.
 from __future__ import annotations
 
 import io
-from importlib import resources
 from pathlib import Path
 from typing import BinaryIO, Literal
 
 from traceview.model import Clock, Trace, Variant
-from traceview.writer.generate import generate
 
 Style = Literal["art", "dalvik"]
 V1_VARIANTS = ("regular", "split", "data-only", "streaming", "streaming-nosummary")
 VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming")  # type: ignore[assignment]
 
-__all__ = ["VARIANTS", "demo_path", "generate", "split_paths", "with_clock", "write"]
-
-
-def demo_path() -> Path:
-    """The bundled demo trace (v3 dual, ART style; `python -m traceview.writer --demo`)."""
-    return Path(str(resources.files("traceview") / "data" / "demo.trace"))
+__all__ = ["VARIANTS", "split_paths", "with_clock", "write"]
 
 
 def split_paths(out: str | Path) -> tuple[Path, Path]:

@@ -1,0 +1,136 @@
+"""`direct_profile` (what `traceview -r` computes, thread by thread without a call table)
+equals `profile(build_calls(trace))` exactly: every per-method, per-thread and edge array and
+the diagnostics, on generated messy traces, the corpus and generated benchmark-like traces."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import traceview
+from support.corpus import readable
+from support.engine_checks import traces
+from support.tracebuild import make_trace
+from traceview.analysis.calls import build_calls
+from traceview.analysis.direct import direct_profile
+from traceview.analysis.profile import Profile, profile
+from traceview.exporters.text import regress
+from traceview.model import ThreadTable, Trace
+from traceview.synth import generate
+
+
+def edge_rows(p: Profile) -> list[tuple[object, ...]]:
+    e = p.edges
+    rows = zip(
+        e.parent.tolist(),
+        e.child.tolist(),
+        e.parent_recursive.tolist(),
+        e.child_recursive.tolist(),
+        e.calls.tolist(),
+        *[e.incl[c].tolist() for c in p.clocks],
+        strict=True,
+    )
+    return sorted(rows)
+
+
+def assert_same(trace: Trace) -> None:
+    calls = build_calls(trace)
+    want = profile(calls)
+    got = direct_profile(trace)
+    got.validate()
+    assert got.threads == want.threads and got.clocks == want.clocks
+    for name in ("calls", "recursive_calls", "thread_calls"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    for name in ("incl", "excl", "top_excl", "thread_total"):
+        for c in want.clocks:
+            assert np.array_equal(getattr(got, name)[c], getattr(want, name)[c]), (name, c)
+    assert got.toplevel == want.toplevel
+    assert edge_rows(got) == edge_rows(want)
+    assert got.diagnostics == calls.diagnostics
+    assert regress(got) == regress(want, calls)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces(messy=True))
+def test_streamed_equals_call_table_profile(trace: Trace) -> None:
+    trace.validate()
+    assert_same(trace)
+
+
+def test_streamed_on_generated_traces() -> None:
+    for seed, clock in ((1, "dual"), (2, "wall"), (3, "thread-cpu")):
+        trace = generate(records=40_000, threads=6, seed=seed, clock=clock)  # type: ignore[arg-type]
+        trace.validate()
+        assert_same(trace)
+
+
+def test_streamed_with_estimated_thread_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import traceview.analysis.direct as streamed
+
+    monkeypatch.setattr(streamed, "SIZE_SAMPLE", 1000)  # sizes from every ~40th record
+    trace = generate(records=40_000, threads=12, seed=11)
+    trace.validate()
+    assert_same(trace)
+
+
+def test_streamed_with_two_workers() -> None:
+    trace = generate(records=30_000, threads=6, seed=7)
+    trace.validate()
+    one, two = direct_profile(trace, workers=1), direct_profile(trace, workers=2)
+    for c in trace.clocks:
+        assert np.array_equal(one.excl[c], two.excl[c])
+        assert np.array_equal(one.incl[c], two.incl[c])
+    assert edge_rows(one) == edge_rows(two)
+
+
+def test_streamed_single_call() -> None:
+    trace = make_trace([(1, "enter", "a.A.f", 0, 0), (1, "exit", "a.A.f", 5, 9)])
+    trace.validate()
+    assert_same(trace)
+
+
+def test_streamed_without_events_and_thread_without_records() -> None:
+    empty = make_trace([], methods=["a.A.f"])
+    empty.validate()
+    assert_same(empty)
+    trace = make_trace([(1, "enter", "a.A.f", 0, 0), (1, "exit", "a.A.f", 5, 9)])
+    idle = replace(
+        trace,
+        threads=ThreadTable(id=np.array([1, 2], dtype=np.int64), name=("main", None)),
+    )
+    idle.validate()
+    assert_same(idle)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces(messy=True, threads=(60, 70)))
+def test_streamed_many_threads(trace: Trace) -> None:
+    trace.validate()
+    assert_same(trace)
+
+
+@pytest.mark.parametrize("path", readable(), ids=lambda p: p.name)
+def test_streamed_on_corpus(path: Path) -> None:
+    trace = traceview.load(path)
+    trace.validate()
+    assert_same(trace)
+
+
+def test_biggest_first_map_keeps_input_order_and_raises() -> None:
+    from traceview.analysis._workers import biggest_first_map
+
+    items = list(range(40, 0, -1))
+    assert biggest_first_map(lambda x: x * x, items, 2) == [x * x for x in items]
+    assert biggest_first_map(lambda x: x + 1, items, 1) == [x + 1 for x in items]
+
+    def boom(x: int) -> int:
+        if x == 3:
+            raise ValueError("three")
+        return x
+
+    with pytest.raises(ValueError, match="three"):
+        biggest_first_map(boom, items, 3)

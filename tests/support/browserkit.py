@@ -1,0 +1,186 @@
+"""Shared helpers of the browser tests: the real viewer server in a thread, one headless
+Chromium per test session (Playwright), console-error capture and screenshots.
+
+Tests import the fixture `browser` and the helpers `serving()` / `open_page()` (which collects
+console errors), `make_report()` and the table readers; everything skips cleanly when
+Playwright or /usr/bin/chromium is missing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import importlib.util
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+_shared: dict[str, Any] = {}
+
+
+def _stop_browser() -> None:
+    browser = _shared.pop("browser", None)
+    pw = _shared.pop("pw", None)
+    with contextlib.suppress(Exception):
+        if browser is not None:
+            browser.close()
+    with contextlib.suppress(Exception):
+        if pw is not None:
+            pw.stop()
+
+
+def shared_browser() -> Any:
+    """The one Chromium of this test session (launched on first use, closed at exit)."""
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip("playwright is not installed")
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is not installed")
+    if "browser" not in _shared:
+        from playwright.sync_api import sync_playwright
+
+        pw = sync_playwright().start()
+        _shared["pw"] = pw
+        _shared["browser"] = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        atexit.register(_stop_browser)
+    return _shared["browser"]
+
+
+@pytest.fixture
+def browser() -> Any:
+    """The session's Chromium."""
+    return shared_browser()
+
+
+class Viewer:
+    """A served trace: `url` of the live viewer; `stop()` shuts the server down."""
+
+    def __init__(self, server: Any, thread: threading.Thread, url: str) -> None:
+        self.server = server
+        self.thread = thread
+        self.url = url
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def serve(trace_path: Path) -> Viewer:
+    """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port."""
+    import uvicorn
+
+    from traceview.web.app import create_app
+    from traceview.web.session import Session
+
+    app = create_app(Session.load(str(trace_path)))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the viewer server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return Viewer(server, thread, f"http://127.0.0.1:{port}/")
+
+
+@contextlib.contextmanager
+def serving(trace_path: Path) -> Iterator[Viewer]:
+    """`serve()` as a context manager."""
+    viewer = serve(trace_path)
+    try:
+        yield viewer
+    finally:
+        viewer.stop()
+
+
+def open_page(browser: Any, url: str, errors: list[str], **kw: Any) -> Any:
+    """A new page on `url`, waiting until the viewer says it is ready; errors are collected."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900}, **kw)
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page.goto(url)
+    page.wait_for_function("document.body.dataset.ready", timeout=20000)
+    return page
+
+
+def shot(page: Any, name: str) -> Path:
+    """Save a screenshot under artifacts/screenshots/ (git-ignored) and return its path."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+def table_names(page: Any) -> list[str]:
+    """The method names of the profile table's rendered method rows, top to bottom."""
+    names: list[str] = page.eval_on_selector_all(
+        "#tab-profile .pt-row.method",
+        """rows => rows
+            .map(r => [parseFloat(r.style.top), r.querySelector('.pt-name')])
+            .sort((a, b) => a[0] - b[0])
+            .map(([, n]) => Array.from(n.childNodes).slice(3).map(c => c.textContent).join(''))""",
+    )
+    return names
+
+
+def table_cells(page: Any, row: int) -> list[str]:
+    """The cell texts of the `row`-th rendered method row of the profile table."""
+    cells: list[str] = page.eval_on_selector_all(
+        "#tab-profile .pt-row.method",
+        f"""rows => rows.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))[{row}]
+            ? Array.from(rows[{row}].children).map(c => c.textContent) : []""",
+    )
+    return cells
+
+
+def fetch_json(viewer: Viewer, path: str) -> Any:
+    """One API answer straight from the server (to compare with what the page shows)."""
+    import httpx
+
+    return httpx.get(viewer.url.rstrip("/") + path, timeout=30).json()
+
+
+@functools.cache
+def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
+    """(method row, inclusive ns) of every method with inclusive time on `clock`, most first,
+    straight from the engine (`traceview.analysis.profile`), ties by method row."""
+    from traceview.analysis.calls import build_calls
+    from traceview.analysis.profile import profile
+    from traceview.readers import load
+
+    trace = load(trace_path)
+    trace.validate()
+    prof = profile(build_calls(trace), clock=clock)
+    incl = prof.incl[clock]
+    rows = [(int(m), int(v)) for m, v in enumerate(incl) if v]
+    rows.sort(key=lambda r: (-r[1], r[0]))
+    return rows
+
+
+def make_report(trace_path: Path, out: Path, budget_mb: float = 2) -> Path:
+    """Write the self-contained HTML report of `trace_path` with `traceview report` (a small
+    tile budget keeps the tests quick)."""
+    pytest.importorskip("traceview.exporters.html", reason="the report exporter is not built yet")
+    from traceview.cli import main
+
+    assert main(["report", str(trace_path), "-o", str(out), "--budget-mb", str(budget_mb)]) == 0
+    return out

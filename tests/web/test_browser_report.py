@@ -1,0 +1,108 @@
+"""The self-contained HTML report (`traceview report`) opened from file:// in Chromium: every
+view works from the inlined answers, matches the engine, and requests that were not
+precomputed show a short note instead of failing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.browserkit import (
+    browser,  # noqa: F401  (fixture)
+    engine_ranking,
+    make_report,
+    open_page,
+    shot,
+    table_names,
+)
+from traceview.readers import load
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from traceview.synth import generate
+    from traceview.writer import write
+
+    # a small generated trace keeps the test quick (the demo's report takes ~10 s to build)
+    folder = tmp_path_factory.mktemp("report")
+    trace = folder / "small.trace"
+    write(generate(records=20_000, threads=4, seed=5), trace)
+    load(trace).validate()
+    return trace, make_report(trace, folder / "demo.html")
+
+
+@pytest.fixture
+def page(browser: Any, report: tuple[Path, Path]) -> Iterator[Any]:  # noqa: F811
+    errors: list[str] = []
+    pg = open_page(browser, report[1].as_uri(), errors)
+    pg.wait_for_selector("#tab-profile .pt-row.method")
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def inlined(page: Any, key: str) -> Any:
+    return page.evaluate(
+        "(k) => JSON.parse(document.getElementById('traceview-data').textContent)[k]", key
+    )
+
+
+def test_report_views_work_offline(page: Any, report: tuple[Path, Path]) -> None:
+    trace = load(report[0])
+    info = inlined(page, "/api/trace")
+    assert info["live"] is False
+    assert page.locator("#open-btn").is_hidden()
+    assert page.locator("#timeline .tl-label").count() == len(trace.threads)
+    labels = inlined(page, "/api/methods")["label"]
+    clock = info["default_clock"]
+    shown = table_names(page)
+    assert shown[:10] == [labels[m] for m, _ in engine_ranking(report[0], clock)[:10]]
+    shot(page, "report-profile")
+    page.click(".tabs button[data-tab=flame]")
+    page.wait_for_function(
+        "document.querySelector('#tab-flame .muted').textContent.includes('frames')"
+    )
+    shot(page, "report-flame")
+    for tab, sel in (("topdown", ".ct-row"), ("bottomup", ".ct-row"), ("frames", ".fr-row.head")):
+        page.click(f".tabs button[data-tab={tab}]")
+        page.wait_for_selector(f"#tab-{tab} {sel}")
+    page.click(".tabs button[data-tab=profile]")
+    if len(info["clocks"]) > 1:
+        other = "wall" if clock == "cpu" else "cpu"
+        page.click(f'#clock button[data-clock="{other}"]')
+        page.wait_for_timeout(200)
+        assert table_names(page)[:10] == [
+            labels[m] for m, _ in engine_ranking(report[0], other)[:10]
+        ]
+
+
+def test_report_notes_what_is_not_precomputed(page: Any) -> None:
+    canvas = page.locator("#timeline .tl-canvas").bounding_box()
+    y = canvas["y"] + 10
+    page.keyboard.down("Shift")
+    page.mouse.move(canvas["x"] + 100, y)
+    page.mouse.down()
+    page.mouse.move(canvas["x"] + 300, y, steps=4)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    banner = page.locator("#tab-profile .pt-banner")
+    banner.wait_for(state="visible")
+    assert "static report" in (banner.text_content() or "")
+    shot(page, "report-note")
+
+
+def test_report_refuses_dropped_files(page: Any) -> None:
+    page.evaluate(
+        """() => {
+            const dt = new DataTransfer();
+            dt.items.add(new File([new Uint8Array([1, 2, 3])], 'x.trace'));
+            document.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true}));
+        }"""
+    )
+    page.wait_for_selector("#error:not([hidden])")
+    assert "static report" in (page.locator("#error").text_content() or "")
