@@ -1,4 +1,4 @@
-"""`python -m traceview` runs the command line."""
+"""`python -m traceview`: the command line (`traceview.cli`)."""
 
 from traceview.cli import run
 

@@ -18,7 +18,8 @@ from support.tracebuild import make_trace
 from traceview.analysis.calls import build_calls
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile, profile
-from traceview.exporters.text import regress
+from traceview.analysis.query import default_clock
+from traceview.exporters.dump import regress
 from traceview.model import ThreadTable, Trace
 from traceview.synth import generate
 
@@ -51,7 +52,11 @@ def assert_same(trace: Trace) -> None:
     assert got.toplevel == want.toplevel
     assert edge_rows(got) == edge_rows(want)
     assert got.diagnostics == calls.diagnostics
-    assert regress(got) == regress(want, calls)
+    clock = default_clock(trace)
+    diagnostics = [*trace.diagnostics, *calls.diagnostics]
+    assert regress(got, trace.methods, [*trace.diagnostics, *got.diagnostics], clock) == regress(
+        want, trace.methods, diagnostics, clock
+    )
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,8 @@ from support.engine_checks import traces
 from support.tracebuild import make_trace
 from traceview.analysis import filters as select
 from traceview.analysis.calls import CallTable, build_calls
-from traceview.analysis.mycode import keep_calls, select_rows
+from traceview.analysis.filters import select_rows
+from traceview.analysis.mycode import keep_calls
 from traceview.analysis.ranges import overlapping
 from traceview.model import Trace
 

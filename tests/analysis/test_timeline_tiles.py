@@ -149,8 +149,8 @@ def test_tile_size_is_bounded(monkeypatch) -> None:
 
 
 def test_tiles_of_a_generated_trace(monkeypatch) -> None:
+    from traceview.analysis.session import Session
     from traceview.synth import generate
-    from traceview.web.session import Session
 
     trace = generate(records=20_000, threads=2, seed=9)
     trace.validate()

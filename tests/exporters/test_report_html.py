@@ -12,12 +12,12 @@ import pytest
 
 from support.tracebuild import make_trace
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
+from traceview.analysis.session import Session
 from traceview.cli import report as report_cli
-from traceview.exporters import html
+from traceview.exporters import htmlpage as html
+from traceview.exporters import report
+from traceview.exporters.report import static_dir
 from traceview.model import Trace
-from traceview.web import report
-from traceview.web.app import static_dir
-from traceview.web.session import Session
 from traceview.writer import write
 
 
@@ -25,7 +25,7 @@ from traceview.writer import write
 def page() -> str:
     trace = viewer_trace()
     trace.validate()
-    session = Session(trace, live=False)
+    session = Session(trace)
     return html.render(static_dir(), report.precompute(session, budget=200_000))
 
 
@@ -106,7 +106,7 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
 def test_tile_budget_is_respected() -> None:
     trace = viewer_trace()
     trace.validate()
-    small = report.precompute(Session(trace, live=False), budget=0)
+    small = report.precompute(Session(trace), budget=0)
     assert not any(k.startswith("/api/timeline") for k in small)
     assert small["/api/trace"]["report"]["timeline_levels"] == 0
 
@@ -142,7 +142,7 @@ def _tiny_calls_trace() -> Trace:
 def test_small_report_stops_at_complete_tiles() -> None:
     trace = _tiny_calls_trace()
     trace.validate()
-    out = report.precompute(Session(trace, live=False))
+    out = report.precompute(Session(trace))
     tiles = {
         (int(m["level"]), int(m["tile"])): v
         for k, v in out.items()
@@ -165,11 +165,11 @@ def test_small_report_stops_at_complete_tiles() -> None:
 
 
 def test_partial_budget_keeps_whole_levels_per_thread() -> None:
-    from traceview.web.payload import encode
+    from traceview.exporters.jsonshape import encode
 
     trace = _tiny_calls_trace()
     trace.validate()
-    session = Session(trace, live=False)
+    session = Session(trace)
     full = report.precompute(session)
     total = sum(len(encode(v)) for k, v in full.items() if k.startswith("/api/timeline"))
     budget = total // 3

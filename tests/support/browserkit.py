@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+import traceview
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -85,10 +87,10 @@ def serve(trace_path: Path) -> Viewer:
     """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port."""
     import uvicorn
 
+    from traceview.analysis.session import Session
     from traceview.web.app import create_app
-    from traceview.web.session import Session
 
-    app = create_app(Session.load(str(trace_path)))
+    app = create_app(Session(traceview.load(str(trace_path))))
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -113,12 +115,17 @@ def serving(trace_path: Path) -> Iterator[Viewer]:
 
 
 def open_page(browser: Any, url: str, errors: list[str], **kw: Any) -> Any:
-    """A new page on `url`, waiting until the viewer says it is ready; errors are collected."""
+    """A new page on `url`, waiting until the viewer says it is ready; errors are collected.
+
+    Playwright's `wait_for_function` polls with `eval`, which the viewer's CSP forbids, so
+    pages bypass the CSP unless `bypass_csp=False` (tests/web/test_browser_security.py loads
+    the viewer under its real CSP)."""
+    kw.setdefault("bypass_csp", True)
     page = browser.new_page(viewport={"width": 1400, "height": 900}, **kw)
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
     page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
     page.goto(url)
-    page.wait_for_function("document.body.dataset.ready", timeout=20000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=20000)
     return page
 
 
@@ -179,7 +186,6 @@ def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
 def make_report(trace_path: Path, out: Path, budget_mb: float = 2) -> Path:
     """Write the self-contained HTML report of `trace_path` with `traceview report` (a small
     tile budget keeps the tests quick)."""
-    pytest.importorskip("traceview.exporters.html", reason="the report exporter is not built yet")
     from traceview.cli import main
 
     assert main(["report", str(trace_path), "-o", str(out), "--budget-mb", str(budget_mb)]) == 0

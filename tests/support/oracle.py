@@ -255,20 +255,24 @@ def oracle_profile(
     return prof
 
 
-def path(call: Call) -> tuple[int, ...]:
-    """Methods from the thread's root call down to `call`."""
+def path(call: Call, keep: Callable[[Call], bool] | None = None) -> tuple[int, ...]:
+    """Methods from the thread's root call down to `call` (only the callers `keep` accepts)."""
     out = [call.method]
     while call.caller is not None:
         call = call.caller
-        out.append(call.method)
+        if keep is None or keep(call):
+            out.append(call.method)
     return tuple(reversed(out))
 
 
-def oracle_top_down(o: Oracle, threads: Iterable[int] | None = None) -> dict[tuple[int, ...], Any]:
-    """Top-down merged tree: root path -> [calls, {clock: incl}, {clock: excl}]."""
+def oracle_top_down(
+    o: Oracle, threads: Iterable[int] | None = None, keep: Callable[[Call], bool] | None = None
+) -> dict[tuple[int, ...], Any]:
+    """Top-down merged tree: root path -> [calls, {clock: incl}, {clock: excl}] (only the
+    calls `keep` accepts, each under its nearest kept caller)."""
     out: dict[tuple[int, ...], Any] = {}
-    for call in _selected(o, threads):
-        node = out.setdefault(path(call), [0, defaultdict(int), defaultdict(int)])
+    for call in _selected(o, threads, keep):
+        node = out.setdefault(path(call, keep), [0, defaultdict(int), defaultdict(int)])
         node[0] += 1
         for c in o.clocks:
             node[1][c] += call.incl[c]
@@ -277,13 +281,16 @@ def oracle_top_down(o: Oracle, threads: Iterable[int] | None = None) -> dict[tup
 
 
 def oracle_bottom_up(
-    o: Oracle, threads: Iterable[int] | None = None, max_depth: int = 64
+    o: Oracle,
+    threads: Iterable[int] | None = None,
+    max_depth: int = 64,
+    keep: Callable[[Call], bool] | None = None,
 ) -> dict[tuple[int, ...], Any]:
     """Bottom-up tree: (method, its caller, the caller's caller, ...) up to `max_depth`
     callers -> [calls, {clock: Σ exclusive of the method's calls reached that way}]."""
     out: dict[tuple[int, ...], Any] = {}
-    for call in _selected(o, threads):
-        up = tuple(reversed(path(call)))
+    for call in _selected(o, threads, keep):
+        up = tuple(reversed(path(call, keep)))
         for length in range(1, min(len(up), max_depth + 1) + 1):
             node = out.setdefault(up[:length], [0, defaultdict(int)])
             node[0] += 1
@@ -292,9 +299,12 @@ def oracle_bottom_up(
     return out
 
 
-def _selected(o: Oracle, threads: Iterable[int] | None) -> list[Call]:
+def _selected(
+    o: Oracle, threads: Iterable[int] | None, keep: Callable[[Call], bool] | None = None
+) -> list[Call]:
     sel = range(len(o.thread_rows)) if threads is None else threads
-    return [call for t in sel for call in o.calls[slice(*o.thread_rows[t])]]
+    calls = [call for t in sel for call in o.calls[slice(*o.thread_rows[t])]]
+    return calls if keep is None else [c for c in calls if keep(c)]
 
 
 def clip_trace(trace: Trace, clock: str, lo: int, hi: int) -> tuple[Trace, Callable[[Call], bool]]:

@@ -11,9 +11,9 @@ import pytest
 import traceview
 from support.tracebuild import make_trace
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
+from traceview.analysis.session import Session
+from traceview.exporters.jsonshape import PALETTE
 from traceview.web.app import create_app
-from traceview.web.payload import PALETTE
-from traceview.web.session import Session
 from traceview.writer import write
 
 with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
@@ -25,7 +25,7 @@ with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
 def client() -> TestClient:
     trace = viewer_trace()
     trace.validate()
-    return TestClient(create_app(Session(trace)))
+    return TestClient(create_app(Session(trace)), base_url="http://127.0.0.1")
 
 
 def get(client: TestClient, url: str, status: int = 200) -> dict:
@@ -142,7 +142,11 @@ def test_open_replaces_the_trace(client: TestClient) -> None:
     other = make_trace([(7, "enter", "a.B.c", 0, 0), (7, "exit", "a.B.c", 3, 5)], names={7: "solo"})
     buf = io.BytesIO()
     write(other, buf)
-    r = client.post("/api/open", content=buf.getvalue(), headers={"X-Filename": "b%20c.trace"})
+    r = client.post(
+        "/api/open",
+        content=buf.getvalue(),
+        headers={"X-Filename": "b%20c.trace", "X-Traceview": "1"},
+    )
     assert r.status_code == 200, r.text
     assert r.json()["source"] == "b c.trace" and len(r.json()["threads"]) == 1
     assert get(client, "/api/trace")["threads"][0]["name"] == "solo"
@@ -152,7 +156,11 @@ def test_open_replaces_the_trace(client: TestClient) -> None:
 
 
 def test_open_rejects_a_bad_file(client: TestClient) -> None:
-    r = client.post("/api/open", content=b"not a trace at all", headers={"X-Filename": "x.trace"})
+    r = client.post(
+        "/api/open",
+        content=b"not a trace at all",
+        headers={"X-Filename": "x.trace", "X-Traceview": "1"},
+    )
     assert r.status_code == 400
     assert "\n" not in r.json()["error"] and r.json()["error"]
     assert get(client, "/api/trace")["threads"][0]["name"] == "main"  # the old one stays
@@ -168,7 +176,7 @@ def test_host_guard() -> None:
 
 
 def test_answers_are_bounded(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    from traceview.web import answers
+    from traceview.exporters import viewer as answers
 
     monkeypatch.setattr(answers, "MAX_PROFILE_ROWS", 2)
     p = get(client, "/api/profile?clock=cpu&threads=0")
@@ -187,7 +195,7 @@ def test_epoch_sized_times_keep_their_precision() -> None:
     ]
     trace = make_trace(ev)
     trace.validate()
-    c = TestClient(create_app(Session(trace)))
+    c = TestClient(create_app(Session(trace)), base_url="http://127.0.0.1")
     tile = get(c, "/api/timeline?thread=0&level=0&tile=0")
     assert tile["rects"]["start"] == [0.0] and tile["rects"]["end"] == [2000.0]
     merged = tile["merged"]  # buckets of 2000/1024 µs: tiny (1 µs..2 µs) touches buckets 0-1

@@ -1,57 +1,33 @@
-"""The engine: a loaded `Trace` -> call table -> statistics and merged trees (pure functions,
-no I/O). Semantics and policies: docs/engine.md; API: docs/architecture.md (Engine).
+"""The engine: a loaded `Trace` -> call table -> statistics, merged trees, layouts (pure
+functions, no I/O), served to every front end by one `Session` per trace and a `Query`.
+Semantics and policies: docs/engine.md; shape: docs/architecture.md.
 
-The submodules are imported by name (`traceview.analysis.profile` stays the module); the
-package exports `build_calls`, `calls_of(trace)` and `profile_of(trace, ...)`.
+The submodules are imported by name (`traceview.analysis.profile` stays the module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from traceview.analysis.calls import CallTable, build_calls
+from traceview.analysis.calltree import CallTree
+from traceview.analysis.flame import FlameLayout
 from traceview.analysis.profile import Profile
-from traceview.analysis.profile import profile as _profile
-from traceview.model import Trace
-from traceview.model.trace import register_engine
+from traceview.analysis.query import Clock, Query, Rename, TimeRange
+from traceview.analysis.session import Session
+from traceview.analysis.threads import ThreadPick, UnknownThread
+from traceview.analysis.view import View
 
-
-class _Engine:
-    """What `Trace.calls()` and `Trace.profile()` call (the model cannot import us)."""
-
-    @staticmethod
-    def build_calls(trace: Trace, /) -> CallTable:
-        return build_calls(trace)
-
-    @staticmethod
-    def profile(
-        calls: CallTable,
-        /,
-        *,
-        threads: Iterable[int] | None,
-        clock: str | None,
-        time_range: tuple[int, int] | None,
-    ) -> Profile:
-        return _profile(calls, threads=threads, clock=clock, time_range=time_range)
-
-
-register_engine(_Engine())
-
-
-def calls_of(trace: Trace) -> CallTable:
-    """`trace.calls()` with its type: every call of the trace (built once, kept on the trace)."""
-    calls: CallTable = trace.calls()
-    return calls
-
-
-def profile_of(
-    trace: Trace,
-    threads: Iterable[int] | None = None,
-    clock: str | None = None,
-    time_range: tuple[int, int] | None = None,
-) -> Profile:
-    """`trace.profile(...)` with its type: the statistics of a trace in one call."""
-    return _profile(calls_of(trace), threads=threads, clock=clock, time_range=time_range)
-
-
-__all__ = ["CallTable", "Profile", "build_calls", "calls_of", "profile_of"]
+__all__ = [
+    "CallTable",
+    "CallTree",
+    "Clock",
+    "FlameLayout",
+    "Profile",
+    "Query",
+    "Rename",
+    "Session",
+    "ThreadPick",
+    "TimeRange",
+    "UnknownThread",
+    "View",
+    "build_calls",
+]

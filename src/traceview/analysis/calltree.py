@@ -54,8 +54,12 @@ def _rows(calls: CallTable, threads: Iterable[int] | None) -> npt.NDArray[np.int
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
 
 
-def top_down(calls: CallTable, threads: Iterable[int] | None = None) -> CallTree:
-    """Calls of `threads` (default all) merged by path from their root."""
+def top_down(
+    calls: CallTable, threads: Iterable[int] | None = None, incl: dict[str, I64] | None = None
+) -> CallTree:
+    """Calls of `threads` (default all) merged by path from their root. `incl` gives each
+    call's inclusive ns per clock (default its whole time; a time range passes the clipped
+    times, analysis/ranges.py); a node's exclusive time is its inclusive minus its children's."""
     rows = _rows(calls, threads)
     clocks = calls.clocks
     if rows is None:
@@ -82,16 +86,19 @@ def top_down(calls: CallTable, threads: Iterable[int] | None = None) -> CallTree
     k = levels.total
     n_calls = np.bincount(node, minlength=k).astype(np.int64)
     node_parent, node_method, node_depth = levels.columns()
-    incl: dict[str, I64] = {}
+    node_incl: dict[str, I64] = {}
     excl: dict[str, I64] = {}
     has = node_parent >= 0
     for c in clocks:
-        inc = calls.incl(c) if rows is None else calls.incl(c)[rows]
-        incl[c] = sum_by(node, inc, k)
-        del inc
+        whole = calls.incl(c) if incl is None else incl[c]
+        inc = whole if rows is None else whole[rows]
+        node_incl[c] = sum_by(node, inc, k)
+        del inc, whole
         # a node's calls' children are exactly the calls of its child nodes
-        excl[c] = incl[c] - sum_by(node_parent[has], incl[c][has], k)
-    return _finish(calls.trace, clocks, node_parent, node_method, node_depth, n_calls, incl, excl)
+        excl[c] = node_incl[c] - sum_by(node_parent[has], node_incl[c][has], k)
+    return _finish(
+        calls.trace, clocks, node_parent, node_method, node_depth, n_calls, node_incl, excl
+    )
 
 
 def bottom_up(

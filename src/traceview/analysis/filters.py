@@ -1,9 +1,10 @@
 """Filters on a `CallTable` that return a `CallTable`, so they compose: threads, a time range,
-and the subtrees of some methods. They sit between `build_calls` and `profile`/`calltree`.
+the window of calls near a range, and the subtrees of some methods. They sit between
+`build_calls` and `profile`/`calltree` (the "my code" filter is analysis/mycode.py).
 
 Each keeps a subset of rows, in order, and re-links parents, depths and subtree ends; the
-times still come from the trace's events (a time range keeps whole calls; clipping them is
-`profile(..., time_range=...)`'s job).
+times still come from the trace's events. `clip` is the one rule for what a time range keeps:
+every call overlapping it, with its inclusive time clipped to it (analysis/ranges.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.ranges import overlapping
+from traceview.analysis.query import TimeRange
+from traceview.analysis.ranges import clipped_times, overlapping
 
 Bools = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
@@ -121,3 +123,75 @@ def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
     if cached is not None:
         table.__dict__["_thread_events"] = cached
     return table
+
+
+def window(
+    calls: CallTable, starts: I64, threads: Iterable[int] | None, tr: TimeRange
+) -> CallTable:
+    """The calls of `threads` near `tr`: those starting inside it, the last one starting before
+    it with its ancestors, and the one after (so a narrow range cuts a few rows out of a big
+    table). `starts` is the start column of `calls` on `tr.clock`."""
+    parts = []
+    rows_of = range(len(calls.thread_ranges)) if threads is None else threads
+    for t in rows_of:
+        lo, hi = (int(x) for x in calls.thread_ranges[t])
+        if hi == lo:
+            continue
+        start = starts[lo:hi]
+        a = int(np.searchsorted(start, tr.lo, side="left"))
+        b = int(np.searchsorted(start, tr.hi, side="left"))
+        chain = []
+        row = lo + a - 1
+        while row >= lo:  # one step per ancestor: the depth of one call, not the thread
+            chain.append(row)
+            row = int(calls.parent[row])
+        parts.append(np.array(chain[::-1], dtype=np.int64))
+        parts.append(np.arange(lo + a, min(lo + b + 1, hi), dtype=np.int64))
+    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return select_rows(calls, rows)
+
+
+def clip(
+    calls: CallTable, threads: Iterable[int] | None, tr: TimeRange
+) -> tuple[CallTable, dict[str, I64]]:
+    """The calls of `threads` overlapping `tr`, and each one's inclusive ns per clock clipped
+    to the range (the other clock's bounds interpolated per thread, analysis/ranges.py)."""
+    n = len(calls)
+    keep = np.zeros(n, dtype=bool)
+    incl = {c: np.zeros(n, dtype=np.int64) for c in calls.clocks}
+    rows_of = range(len(calls.thread_ranges)) if threads is None else threads
+    for t in rows_of:
+        lo, hi = (int(x) for x in calls.thread_ranges[t])
+        if hi == lo:
+            continue
+        part, mask, _ = clipped_times(calls, t, calls.clocks, tr.clock, (tr.lo, tr.hi))
+        keep[lo:hi] = mask
+        for c, v in part.items():
+            incl[c][lo:hi] = v
+    return subset(calls, keep), {c: v[keep] for c, v in incl.items()}
+
+
+def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:
+    """The calls at `rows` (sorted, and holding every ancestor of each row) as a call table:
+    cheaper than `mycode.keep_calls` (no ancestor search), used by `window`."""
+    rows = np.asarray(rows, dtype=np.int64)
+    par = calls.parent[rows].astype(np.int64)
+    new_parent = np.where(par >= 0, _rank(rows, np.maximum(par, 0)), -1)
+    new_end = _rank(rows, calls.subtree_end[rows].astype(np.int64))
+    ranges = np.searchsorted(rows, calls.thread_ranges, side="left").astype(np.int64)
+    return rows_table(calls, rows, new_parent, new_end, calls.depth[rows], ranges)
+
+
+def _rank(rows: npt.NDArray[np.integer], x: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
+    """`np.searchsorted(rows, x)` (left) for sorted distinct `rows`, searched among the starts
+    of their contiguous runs: a time window is a few runs, so the search stays in cache."""
+    if not len(rows):
+        return np.zeros(len(x), dtype=np.int64)
+    first = np.flatnonzero(np.diff(rows) != 1) + 1
+    first = np.concatenate((np.zeros(1, dtype=np.int64), first))
+    run_start = rows[first]
+    run_len = np.diff(np.append(first, len(rows)))
+    k = np.searchsorted(run_start, x, side="right") - 1
+    kk = np.maximum(k, 0)
+    out = first[kk] + np.minimum(x - run_start[kk], run_len[kk])
+    return np.where(k >= 0, out, 0)

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.calltree import CallTree, by_depth, top_down
-from traceview.analysis.calltree import invert as invert  # re-exported: the web layer's import
+from traceview.analysis.calltree import CallTree, by_depth, invert, top_down
+from traceview.model import MethodTable
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -77,9 +77,14 @@ def flame_of_tree(
 
 
 def layout(
-    tree: CallTree, kind: str, clock: str, min_fraction: float = MIN_FRACTION
+    tree: CallTree,
+    kind: str,
+    clock: str,
+    min_fraction: float = MIN_FRACTION,
+    methods: MethodTable | None = None,
 ) -> FlameLayout:
-    """Place the nodes of `tree`: siblings side by side inside their parent."""
+    """Place the nodes of `tree`: siblings side by side inside their parent (a flame graph
+    orders them by the names of `methods`, default the trace's)."""
     width = tree.incl[clock].astype(np.int64)
     parent = tree.parent.astype(np.int64)
     roots = parent < 0
@@ -98,7 +103,7 @@ def layout(
     dep = depth[rows]
     # sibling order: by name for a flame graph, by decreasing width otherwise
     if kind == "graph":
-        names = tree.trace.methods
+        names = methods or tree.trace.methods
         rank = np.argsort(
             np.argsort([names.full_name(i) for i in range(len(names))], kind="stable"),
             kind="stable",

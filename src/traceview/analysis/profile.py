@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from traceview.analysis._workers import parallel_map
 from traceview.analysis.calls import RECURSIVE, CallTable
+from traceview.analysis.query import default_clock
 from traceview.analysis.ranges import clipped_times
 from traceview.model import Diagnostic, Trace
 
@@ -89,10 +90,9 @@ class Profile:
 
     @property
     def preferred_clock(self) -> str:
-        """traceview's time base: cpu unless the trace is wall-only (or clock=wall)."""
-        if "cpu" in self.clocks and self.trace.header.clock != "wall":
-            return "cpu"
-        return self.clocks[0]
+        """traceview's time base (`query.default_clock`) when computed, else the first clock."""
+        clock = default_clock(self.trace)
+        return clock if clock in self.clocks else self.clocks[0]
 
     def total(self, clock: str) -> int:
         """Σ of the selected threads' totals on `clock` (traceview's 100 %)."""
@@ -104,11 +104,12 @@ class Profile:
             return None
         return self.incl["wall"] - self.incl["cpu"]
 
-    def used(self) -> npt.NDArray[np.intp]:
-        """Method rows with at least one call, ordered by decreasing inclusive time on the
-        preferred clock, ties by method row."""
+    def used(self, clock: str | None = None) -> npt.NDArray[np.intp]:
+        """Method rows with at least one call, ordered by decreasing inclusive time on `clock`
+        (default the preferred clock), ties by method row."""
         rows = np.flatnonzero(self.calls + self.recursive_calls)
-        key = self.incl[self.preferred_clock][rows] if self.clocks else np.zeros(len(rows))
+        c = clock or self.preferred_clock
+        key = self.incl[c][rows] if self.clocks else np.zeros(len(rows))
         return rows[np.lexsort((rows, -key))]
 
     def parents(self, method: int, recursive: bool = False) -> Relatives:
@@ -134,12 +135,15 @@ def profile(
     threads: Iterable[int] | None = None,
     clock: str | None = None,
     time_range: tuple[int, int] | None = None,
+    range_clock: str | None = None,
 ) -> Profile:
     """The profile of `threads` (thread rows; default all) on `clock` (default every clock
-    present), optionally restricted to `time_range` (ns on the wall clock, or cpu when the
-    trace has no wall clock): calls are clipped to the range and counted when they overlap."""
+    present), optionally restricted to `time_range` (ns on `range_clock`, default wall, or
+    cpu when the trace has no wall clock): calls are clipped to the range and counted when
+    they overlap."""
     clocks = calls.clocks if clock is None else (clock,)
-    return merge(thread_profiles(calls, threads, clock, time_range), calls, clocks)
+    parts = thread_profiles(calls, threads, clock, time_range, range_clock)
+    return merge(parts, calls, clocks)
 
 
 def thread_profiles(
@@ -147,6 +151,7 @@ def thread_profiles(
     threads: Iterable[int] | None = None,
     clock: str | None = None,
     time_range: tuple[int, int] | None = None,
+    range_clock: str | None = None,
 ) -> list[Profile]:
     """One profile per selected thread row (same arguments as `profile`)."""
     rows = range(len(calls.trace.threads)) if threads is None else threads
@@ -154,7 +159,8 @@ def thread_profiles(
     for c in clocks:
         if c not in calls.clocks:
             raise KeyError(f"this trace has no {c} clock")
-    return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range), rows)
+    rc = range_clock or ("wall" if "wall" in calls.clocks else "cpu")
+    return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range, rc), rows)
 
 
 def merge(
@@ -212,16 +218,20 @@ def merge_parts(
 
 
 def _thread_profile(
-    calls: CallTable, t: int, clocks: tuple[str, ...], time_range: tuple[int, int] | None
+    calls: CallTable,
+    t: int,
+    clocks: tuple[str, ...],
+    time_range: tuple[int, int] | None,
+    range_clock: str | None,
 ) -> Profile:
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
     keep: Bools | None = None
-    range_clock = None
     if time_range is not None:
-        range_clock = "wall" if "wall" in calls.clocks else "cpu"
+        assert range_clock is not None
         incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
     else:
+        range_clock = None
         incl = {c: calls.incl(c, sel) for c in clocks}
         totals = {c: calls.thread_total(t, c) for c in clocks}
     parent = calls.parent[sel] - lo

@@ -1,24 +1,24 @@
 """Command line: `traceview [COMMAND] ...`, one module per subcommand, each `main(argv) -> int`.
 
 This is the only layer that prints or exits. `traceview TRACE` is `traceview view TRACE`;
-`traceview -r TRACE` is the seed's regression-only text dump. Expected failures (a bad
-trace, a missing file) print one line on stderr and return 2, never a traceback.
+`traceview -r TRACE` is the seed's regression-only text dump. Every failure a user can cause
+(a bad trace, a missing file, memory, a bad option value) prints one line on stderr and
+returns 2, never a traceback; a closed pipe (`traceview stats x | head`) ends quietly with 0.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
-
-from traceview.model import TraceError
 
 # subcommand (= its module under traceview.cli) -> one-line help
 COMMANDS: dict[str, str] = {
     "view": "open the trace in the local web viewer (default command)",
     "info": "variant, clock, threads, methods, options and diagnostics",
     "stats": "per-method statistics on both clocks",
-    "tree": "top-down call tree of a thread",
+    "tree": "top-down call tree (default: the main thread)",
     "convert": "write the trace as another variant",
     "report": "write the viewer as one self-contained HTML file",
     "demo": "open the bundled demo trace in the viewer",
@@ -45,9 +45,18 @@ def _entry(module: str) -> Callable[[list[str]], int]:
     return entry
 
 
+def _safe_streams() -> None:
+    """Never raise on output: characters the terminal's encoding lacks become escapes."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch `argv` (without the program name) to a subcommand; return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    _safe_streams()
     if not args or args[0] in ("-h", "--help"):
         print(usage(), end="")
         return 0 if args else 2
@@ -62,17 +71,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         target, rest = args[0], args[1:]
     else:
         target, rest = "view", args
+    from traceview.cli.errors import one_line
+
     try:
         return _entry(target)(rest)
-    except TraceError as exc:
-        print(f"traceview: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        name = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"traceview{name}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # every other failure: one line, status 2
+        line = one_line(exc)
+        if line is None:
+            raise
+        print(f"traceview: {line}", file=sys.stderr)
+        return 2
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so the final flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run() -> None:

@@ -14,9 +14,9 @@ import os
 import sys
 import time
 
-from traceview.analysis.direct import direct_profile
-from traceview.exporters.text import regress
-from traceview.readers import load
+from traceview.analysis.view import View
+from traceview.cli import options
+from traceview.exporters import get
 
 
 def _reuse_freed_memory() -> None:
@@ -39,28 +39,30 @@ def _reuse_freed_memory() -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Print the regression dump of one trace; 0 on success."""
+    """Print the regression dump of a selection; 0 on success."""
     parser = argparse.ArgumentParser(
         prog="traceview -r", description="regression-only text dump of a trace"
     )
-    parser.add_argument("trace", help="the .trace file")
+    options.add_trace(parser)
+    options.add_selection(parser)
+    options.add_output(parser, json=False)
     args = parser.parse_args(argv)
     timings = os.environ.get("TRACEVIEW_TIMINGS") == "1"
     start = (time.perf_counter(), time.process_time())
-    trace = load(args.trace)
+    session = options.open_trace(args.trace)
     loaded = (time.perf_counter(), time.process_time())
     _reuse_freed_memory()
-    spent: dict[str, float] = {}
-    prof = direct_profile(trace, timings=spent)
+    view = View(session, options.query(args, session))
+    view.profile()
     analysed = (time.perf_counter(), time.process_time())
-    sys.stdout.write(regress(prof))
+    options.write(get("dump"), view, args.output)
     sys.stdout.flush()
     done = (time.perf_counter(), time.process_time())
     if timings:
         steps = [
             f"load={loaded[0] - start[0]:.3f}s/{loaded[1] - start[1]:.3f}cpu",
-            f"calls={spent.get('calls', 0.0):.3f}s",
-            f"profile={spent.get('profile', 0.0):.3f}s",
+            f"calls={session.timings.get('calls', 0.0):.3f}s",
+            f"profile={session.timings.get('profile', 0.0):.3f}s",
             f"analysis={analysed[0] - loaded[0]:.3f}s/{analysed[1] - loaded[1]:.3f}cpu",
             f"output={done[0] - analysed[0]:.3f}s/{done[1] - analysed[1]:.3f}cpu",
         ]

@@ -1,7 +1,7 @@
 """`traceview report TRACE [-o report.html] [--budget-mb 20]`: the viewer as one HTML file.
 
 The page works from file:// and offline: the viewer's own assets and the precomputed answers
-are inlined (`traceview.exporters.html`). Views that need a new computation show a note.
+are inlined (`exporters/report.py`). Views that need a new computation show a note.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from traceview.exporters import html
-from traceview.web import report
-from traceview.web.app import static_dir
-from traceview.web.session import Session
+from traceview.analysis.view import View
+from traceview.cli import options
+from traceview.exporters import Options, get
+from traceview.exporters.report import BUDGET
 
 
 def parser() -> argparse.ArgumentParser:
@@ -21,12 +21,12 @@ def parser() -> argparse.ArgumentParser:
         prog="traceview report",
         description="Write the viewer as one self-contained HTML file (works offline).",
     )
-    p.add_argument("trace", help="a .trace file (any variant, gzip too)")
+    options.add_trace(p)
     p.add_argument("-o", "--output", help="output file (default: TRACE name + .html)")
     p.add_argument(
         "--budget-mb",
         type=float,
-        default=report.BUDGET / (1 << 20),
+        default=BUDGET / (1 << 20),
         help="MB of precomputed timeline tiles to include (default %(default)g)",
     )
     return p
@@ -35,10 +35,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Write the report; 0 on success."""
     args = parser().parse_args(argv)
-    out = Path(args.output) if args.output else Path(Path(args.trace).name + ".html")
-    session = Session.load(args.trace)
-    session.live = False
-    data = report.precompute(session, budget=int(args.budget_mb * (1 << 20)))
-    size = html.export(static_dir(), data, out)
-    print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")
+    out = args.output or Path(args.trace).name + ".html"
+    session = options.open_trace(args.trace)
+    budget = int(max(args.budget_mb, 0) * (1 << 20))
+    options.write(get("report"), View(session, session.query()), out, Options(budget_bytes=budget))
+    if out != "-":
+        size = Path(out).stat().st_size
+        print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")
     return 0

@@ -18,8 +18,10 @@ import webbrowser
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from traceview.web.app import create_app
-from traceview.web.session import Session
+from traceview.analysis.session import Session
+from traceview.cli import options
+from traceview.model import printable
+from traceview.web.app import LOCAL_HOSTS, create_app
 
 PHASES = ("reading", "building calls", "profiling", "indexing the timeline", "ready")
 
@@ -29,9 +31,16 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="traceview view", description="Open a method trace in the local web viewer."
     )
-    p.add_argument("trace", help="a .trace file (any variant, gzip too)")
+    options.add_trace(p)
     p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (with a non-loopback --host)",
+    )
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return p
 
@@ -61,7 +70,16 @@ def load_with_progress(path: str, console: Console) -> Session:
                 idx = PHASES.index(phase)
                 bar.update(task, description=phase, completed=idx)
 
-        return Session.load(path, step)
+        step("reading")
+        session = options.open_trace(path)
+        step("building calls")
+        session.calls  # noqa: B018 (builds the call table)
+        step("profiling")
+        session.profile(session.query())
+        step("indexing the timeline")
+        session.timeline()
+        step("ready")
+        return session
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -78,10 +96,19 @@ def bind(host: str, port: int) -> socket.socket:
 
 def url_for(host: str, port: int) -> str:
     """The URL a browser on this machine should open."""
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     if ":" in shown:
         shown = f"[{shown}]"
     return f"http://{shown}:{port}/"
+
+
+def allowed_hosts(host: str, extra: list[str]) -> list[str]:
+    """The Host names answered: loopback, the bound address and every --allow-host (the Host
+    check stays on for any address: DNS rebinding)."""
+    names = [*LOCAL_HOSTS, *extra]
+    if host not in ("0.0.0.0", "", "::"):
+        names.append(f"[{host}]" if ":" in host else host)
+    return names
 
 
 def main(argv: list[str]) -> int:
@@ -94,17 +121,18 @@ def main(argv: list[str]) -> int:
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     url = url_for(args.host, port)
-    local = args.host in ("127.0.0.1", "localhost", "::1")
-    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if local else None
-    app = create_app(session, allowed_hosts=hosts)
+    app = create_app(session, allowed_hosts=allowed_hosts(args.host, args.allow_host))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     t = session.trace
     print(
-        f"traceview: {args.trace}: {len(t.events)} records, {len(session.calls)} calls, "
+        f"traceview: {printable(args.trace)}: {len(t.events)} records, {len(session.calls)} calls, "
         f"{len(t.threads)} threads",
         flush=True,
     )
+    bound = sock.getsockname()[0]
+    if bound not in ("127.0.0.1", "::1"):
+        print(f"traceview: listening on {bound}:{port} (not only this machine)", flush=True)
     print(f"traceview: serving at {url}  (Ctrl-C to stop)", flush=True)
     if not args.no_browser and has_display():
         threading.Timer(0.3, webbrowser.open, args=(url,)).start()

@@ -8,6 +8,7 @@ from traceview.model.tables import (
     ThreadTable,
     thread_index_dtype,
 )
+from traceview.model.text import printable, visible
 from traceview.model.trace import Clock, Header, Trace, Variant
 
 __all__ = [
@@ -23,5 +24,7 @@ __all__ = [
     "TraceError",
     "TraceFormatError",
     "Variant",
+    "printable",
     "thread_index_dtype",
+    "visible",
 ]

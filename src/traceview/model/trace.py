@@ -6,9 +6,8 @@ invariants written on the tables; tests call it on every trace they build or loa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal
 
 import numpy as np
 
@@ -60,31 +59,6 @@ class Header:
     entry_format: str | None = None
 
 
-class Engine(Protocol):
-    """The analysis layer as the model sees it: registered by `traceview.analysis` on import,
-    so `Trace.calls()` and `Trace.profile()` work while the model imports nothing."""
-
-    def build_calls(self, trace: Trace, /) -> Any: ...
-
-    def profile(
-        self,
-        calls: Any,
-        /,
-        *,
-        threads: Iterable[int] | None,
-        clock: str | None,
-        time_range: tuple[int, int] | None,
-    ) -> Any: ...
-
-
-_ENGINES: list[Engine] = []
-
-
-def register_engine(engine: Engine) -> None:
-    """Called once by `traceview.analysis`: the engine behind `Trace.calls()`/`profile()`."""
-    _ENGINES[:] = [engine]
-
-
 @dataclass(eq=False)
 class Trace:
     """One loaded method trace: header, tables and the list of repairs made while reading."""
@@ -95,23 +69,6 @@ class Trace:
     events: EventTable
     diagnostics: list[Diagnostic] = field(default_factory=list)
     source: str | None = None
-    _calls: Any = field(default=None, init=False, repr=False)
-
-    def calls(self) -> Any:
-        """The call table (`traceview.analysis.CallTable`), built on first use and kept."""
-        if self._calls is None:
-            self._calls = _engine().build_calls(self)
-        return self._calls
-
-    def profile(
-        self,
-        threads: Iterable[int] | None = None,
-        clock: str | None = None,
-        time_range: tuple[int, int] | None = None,
-    ) -> Any:
-        """Per-method statistics (`traceview.analysis.Profile`) for these thread rows, on
-        `clock` ("cpu"/"wall", default the preferred one), within `time_range` (ns)."""
-        return _engine().profile(self.calls(), threads=threads, clock=clock, time_range=time_range)
 
     def validate(self) -> None:
         """Check every invariant on the tables; raise AssertionError naming the broken one."""
@@ -160,12 +117,6 @@ class Trace:
     def has_diagnostics(self) -> bool:
         """True when the reader repaired or flagged anything."""
         return bool(self.diagnostics)
-
-
-def _engine() -> Engine:
-    if not _ENGINES:
-        raise RuntimeError("import traceview (or traceview.analysis) to analyse a trace")
-    return _ENGINES[0]
 
 
 def _check(ok: bool, what: str) -> None:

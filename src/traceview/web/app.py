@@ -1,8 +1,9 @@
 """The viewer's Starlette app: the static UI plus the JSON data API of docs/web-api.md.
 
-`create_app(session)` serves one loaded trace (`web/session.py`); answers come from
-`web/answers.py` and are cached per request key. `POST /api/open` swaps in another trace.
-The CLI (`cli/view.py`) runs it under uvicorn on 127.0.0.1.
+Routes and encoding only: `create_app(session)` serves one analysed trace
+(`analysis.Session`); each answer comes from `exporters/viewer.py`, is cached per normalised
+request key (web/cache.py) and passes through the defences of web/guard.py. `POST /api/open`
+swaps in another trace. The CLI (`cli/view.py`) runs it under uvicorn on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,30 +17,29 @@ from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from traceview.model import TraceError
-from traceview.web import answers
-from traceview.web.payload import encode
-from traceview.web.session import Query, Session
+from traceview.analysis.session import Session
+from traceview.exporters import viewer
+from traceview.exporters.jsonshape import encode
+from traceview.model import TraceError, printable
+from traceview.web import params
+from traceview.web.cache import AnswerCache
+from traceview.web.guard import Guard
 
-MAX_UPLOAD = 4 << 30  # 4 GiB: a trace larger than that is not opened through the browser
+MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+TILE = ("thread", "level", "tile")
+
+Loader = Callable[[bytes, str], Session]
 
 
 def static_dir() -> Path:
     """The folder of the UI's static files (package data)."""
     return Path(str(resources.files("traceview") / "web" / "static"))
-
-
-def request_key(path: str, params: dict[str, str]) -> str:
-    """The cache/report key: path, then `?name=value&...` sorted by name (docs/web-api.md)."""
-    items = sorted((k, v) for k, v in params.items() if v != "")
-    return path + ("?" + "&".join(f"{k}={v}" for k, v in items) if items else "")
 
 
 def _error(status: int, message: str) -> Response:
@@ -50,34 +50,53 @@ def _json(data: bytes) -> Response:
     return Response(data, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
+def session_from_bytes(data: bytes, name: str) -> Session:
+    """An uploaded trace as a session (its `source` is the upload's name)."""
+    from traceview.readers import load
+
+    trace = load(data)
+    trace.source = name
+    return Session(trace)
+
+
 class _State:
-    """The current session (replaced by POST /api/open) and the background indexer."""
+    """The current session and its answer cache (both replaced by POST /api/open)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.start_background()
+        self.answers = AnswerCache()
+        self.warm()
 
-    def start_background(self) -> None:
-        threading.Thread(target=self.session.prepare_timeline, daemon=True).start()
+    def replace(self, session: Session) -> None:
+        self.session, self.answers = session, AnswerCache()
+        self.warm()
+
+    def warm(self) -> None:
+        threading.Thread(target=self.session.warm, daemon=True).start()
 
 
-def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> Starlette:
-    """The ASGI app serving `session`; `allowed_hosts` guards against DNS rebinding."""
+def create_app(
+    session: Session,
+    allowed_hosts: Sequence[str] | None = LOCAL_HOSTS,
+    max_upload: int = MAX_UPLOAD,
+    loader: Loader = session_from_bytes,
+) -> Starlette:
+    """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
+    rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open."""
     state = _State(session)
 
-    def answer(request: Request, build: Callable[[Session, dict[str, str]], Any]) -> Response:
-        s = state.session
-        params = dict(request.query_params)
-        key = request_key(request.url.path, params)
+    def answer(
+        request: Request, names: tuple[str, ...], build: Callable[[Session, dict[str, str]], Any]
+    ) -> Response:
+        s, cache = state.session, state.answers
         try:
-            return _json(s.cached(key, lambda: encode(build(s, params))))
+            p = params.known(request.query_params, names)
+            key = viewer.request_key(request.url.path, p)
+            return _json(cache.get(key, lambda: encode(build(s, p))))
         except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-            return _error(400, str(exc).strip("'\"") or type(exc).__name__)
+            return _error(400, printable(str(exc).strip("'\"") or type(exc).__name__))
 
-    def q(s: Session, p: dict[str, str]) -> Query:
-        return s.query(p.get("clock"), p.get("threads"), p.get("t0"), p.get("t1"), p.get("mycode"))
-
-    def tile_args(p: dict[str, str]) -> tuple[int, int, int]:
+    def tile(p: dict[str, str]) -> tuple[int, int, int]:
         return int(p["thread"]), int(p["level"]), int(p["tile"])
 
     def index(request: Request) -> Response:
@@ -87,54 +106,64 @@ def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> 
         return HTMLResponse("<!doctype html><title>traceview</title><p>The UI is not installed.")
 
     def api_trace(request: Request) -> Response:
-        return answer(request, lambda s, p: answers.trace_answer(s))
+        return answer(request, (), lambda s, p: viewer.trace_answer(s))
 
     def api_methods(request: Request) -> Response:
-        return answer(request, lambda s, p: answers.methods_answer(s))
+        return answer(request, (), lambda s, p: viewer.methods_answer(s))
 
     def api_timeline(request: Request) -> Response:
-        return answer(request, lambda s, p: answers.timeline_answer(s, *tile_args(p)))
+        return answer(request, TILE, lambda s, p: viewer.timeline_answer(s, *tile(p)))
 
     def api_highlight(request: Request) -> Response:
         method = int(request.path_params["method"])
-        return answer(request, lambda s, p: answers.highlight_answer(s, method, *tile_args(p)))
+        return answer(request, TILE, lambda s, p: viewer.highlight_answer(s, method, *tile(p)))
 
     def api_call(request: Request) -> Response:
         row = int(request.path_params["row"])
-        return answer(request, lambda s, p: answers.call_answer(s, row))
+        return answer(request, (), lambda s, p: viewer.call_answer(s, row))
 
     def api_profile(request: Request) -> Response:
-        return answer(request, lambda s, p: answers.profile_answer(s, q(s, p)))
+        return answer(
+            request,
+            params.SELECTION,
+            lambda s, p: viewer.profile_answer(s, params.query(s, p)),
+        )
 
     def api_relations(request: Request) -> Response:
         method = int(request.path_params["method"])
-        return answer(request, lambda s, p: answers.relations_answer(s, method, q(s, p)))
+        return answer(
+            request,
+            params.SELECTION,
+            lambda s, p: viewer.relations_answer(s, method, params.query(s, p)),
+        )
 
     def api_flame(request: Request) -> Response:
         return answer(
-            request, lambda s, p: answers.flame_answer(s, p.get("kind") or "graph", q(s, p))
+            request,
+            (*params.SELECTION, "kind"),
+            lambda s, p: viewer.flame_answer(s, p.get("kind") or "graph", params.query(s, p)),
         )
 
     def api_frames(request: Request) -> Response:
         return answer(
-            request, lambda s, p: answers.frames_answer(s, float(p.get("budget_ms") or 16))
+            request,
+            ("budget_ms",),
+            lambda s, p: viewer.frames_answer(s, float(p.get("budget_ms") or 16)),
         )
 
     async def api_open(request: Request) -> Response:
-        name = unquote(request.headers.get("x-filename", "")) or "uploaded.trace"
-        size = int(request.headers.get("content-length") or 0)
-        if size > MAX_UPLOAD:
-            return _error(413, f"{name}: file too large to upload ({size} bytes)")
+        name = printable(unquote(request.headers.get("x-filename", "")))[:200] or "uploaded.trace"
         body = await request.body()
         try:
-            new = await run_in_threadpool(Session.from_bytes, body, name)
+            new = await run_in_threadpool(loader, body, name)
         except TraceError as exc:
-            return _error(400, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            return _error(400, printable(str(exc).splitlines()[0] if str(exc) else "bad trace"))
         except (ValueError, IndexError, KeyError) as exc:
-            return _error(400, f"{name}: {exc}")
-        state.session = new
-        state.start_background()
-        return _json(encode(answers.trace_answer(new)))
+            return _error(400, f"{name}: {printable(str(exc))}")
+        except MemoryError:
+            return _error(413, f"{name}: too large to analyse in memory")
+        state.replace(new)
+        return _json(encode(viewer.trace_answer(new)))
 
     routes = [
         Route("/", index),
@@ -150,9 +179,7 @@ def create_app(session: Session, allowed_hosts: Sequence[str] | None = None) -> 
         Route("/api/open", api_open, methods=["POST"]),
         Mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static"),
     ]
-    middleware = []
-    if allowed_hosts:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes)
     app.state.viewer = state
+    app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload)
     return app

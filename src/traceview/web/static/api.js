@@ -117,7 +117,11 @@ export async function openTrace(file) {
   const bytes = await file.arrayBuffer();
   const resp = await fetch("/api/open", {
     method: "POST",
-    headers: { "Content-Type": "application/octet-stream", "X-Filename": encodeURIComponent(file.name) },
+    headers: {
+      "Content-Type": "application/octet-stream",
+      "X-Filename": encodeURIComponent(file.name),
+      "X-Traceview": "1",
+    },
     body: bytes,
   });
   let body = null;

@@ -1,8 +1,10 @@
-"""The answer to each data-API request (docs/web-api.md) as a JSON-ready dict, from a `Session`.
+"""The viewer's data API (docs/web-api.md): each answer a JSON-ready dict from a `Session` and
+a `Query`.
 
-Shared by the live server (`web/app.py`, which adds HTTP and caching) and the report
-(`exporters/html.py`, which precomputes a set of them). Every list is capped so an answer
-stays bounded; capped lists say `"truncated": true`.
+Shared by the live server (`web/app.py`, which adds HTTP and caching) and the offline report
+(`exporters/report.py`, which precomputes a set of them, keyed by `request_key`). Every list is
+capped so an answer stays bounded; capped lists say `"truncated": true`. Names from the trace
+go out through `model.text.visible` (jsonshape.py).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.budget import frame_calls
-from traceview.analysis.flame import KINDS, layout
+from traceview.analysis.flame import KINDS
 from traceview.analysis.profile import Profile, Relatives
-from traceview.web.payload import (
+from traceview.analysis.query import Query
+from traceview.analysis.session import Session
+from traceview.exporters.jsonshape import (
     PALETTE,
     Json,
+    diagnostics_json,
     flag_names,
     header_json,
     ints,
@@ -26,7 +30,7 @@ from traceview.web.payload import (
     us,
     us1,
 )
-from traceview.web.session import Query, Session
+from traceview.model import visible
 
 MAX_PROFILE_ROWS = 20_000
 MAX_RELATION_ROWS = 500
@@ -34,21 +38,28 @@ MAX_FRAMES = 5_000
 MAX_FLAME_NODES = 30_000
 
 
-def trace_answer(s: Session) -> Json:
+def request_key(path: str, params: dict[str, str]) -> str:
+    """The cache/report key: path, then `?name=value&...` sorted by name (docs/web-api.md)."""
+    items = sorted((k, v) for k, v in params.items() if v != "")
+    return path + ("?" + "&".join(f"{k}={v}" for k, v in items) if items else "")
+
+
+def trace_answer(s: Session, live: bool = True) -> Json:
     """/api/trace: header, clocks, time span, threads, diagnostics, palette."""
     tr, calls = s.trace, s.calls
     main = s.main_thread()
     threads = []
     for t in range(len(tr.threads)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
-        first, last = s.thread_spans[t]
-        has = bool(s.thread_has_events[t])
+        first, last = calls.thread_span(t, s.timeline_clock)
+        has = bool(s.thread_records[t])
+        name = tr.threads.name[t]
         threads.append(
             {
                 "row": t,
                 "id": int(tr.threads.id[t]),
-                "name": tr.threads.name[t],
-                "label": tr.threads.label(t),
+                "name": visible(name) if name is not None else None,
+                "label": visible(tr.threads.label(t)),
                 "records": int(s.thread_records[t]),
                 "calls": hi - lo,
                 "cpu_us": us1(calls.thread_total(t, "cpu")) if "cpu" in s.clocks else None,
@@ -58,9 +69,8 @@ def trace_answer(s: Session) -> Json:
                 "main": t == main,
             }
         )
-    diagnostics = [d.to_json() for d in [*tr.diagnostics, *calls.diagnostics]]
     return {
-        "source": tr.source,
+        "source": visible(tr.source) if tr.source is not None else None,
         "header": header_json(tr),
         "clocks": list(s.clocks),
         "default_clock": s.default_clock,
@@ -72,15 +82,19 @@ def trace_answer(s: Session) -> Json:
             "end_us": us1(s.end, s.origin),
         },
         "threads": threads,
-        "diagnostics": diagnostics,
+        "diagnostics": diagnostics_json(s.diagnostics()),
         "palette": PALETTE,
-        "live": s.live,
+        "live": live,
     }
 
 
-def methods_answer(s: Session) -> Json:
-    """/api/methods: names and colour index per method row."""
-    return methods_json(s.trace, s.method_colors())
+def methods_answer(s: Session, q: Query | None = None) -> Json:
+    """/api/methods: names and colour index per method row (traceview's rule: round-robin
+    over the palette in order of inclusive time, -1 for methods never called)."""
+    order = s.profile(s.query()).used()
+    colors = np.full(len(s.trace.methods), -1, dtype=np.int64)
+    colors[order] = np.arange(len(order)) % len(PALETTE)
+    return methods_json(s.methods(q), colors)
 
 
 def timeline_answer(s: Session, thread: int, level: int, tile: int) -> Json:
@@ -234,7 +248,7 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
         empty |= {"wall_us": [], "cpu_us": []}
         return {"budget_us": round(budget_ms * 1000, 3), "thread": None, "kind": "toplevel",
                 "clock": clock, "frames": 0, "calls": empty, "truncated": False}  # fmt: skip
-    fc = frame_calls(calls, thread, round(budget_ms * 1e6), clock)
+    fc = s.frames(round(budget_ms * 1e6), thread)
     rows = fc.rows[:MAX_FRAMES]
     cols: Json = {
         "call": ints(rows),
@@ -257,13 +271,11 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
 
 
 def flame_answer(s: Session, kind: str, q: Query) -> Json:
-    """/api/flame: the merged call tree laid out (analysis/flame.py), x/width in µs of clock.
-
-    With t0/t1 the tree merges the calls that overlap the range, each with its whole time.
-    """
+    """/api/flame: the merged call tree laid out (analysis/flame.py), x/width in µs of clock;
+    with t0/t1 every call counts its time clipped to the range."""
     if kind not in KINDS:
         raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
-    fl = layout(s.tree(q, bottom_up=kind == "bottomup"), kind, q.clock)
+    fl = s.flame(q, kind)
     rows = np.arange(len(fl.method))
     truncated = False
     if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit

@@ -1,21 +1,23 @@
-"""JSON shaping for the viewer's data API (docs/web-api.md): ns arrays in, µs columns out.
-
-Pure functions from analysis results to JSON-ready dicts, shared by the live server
-(`web/app.py`) and the self-contained report (`exporters/html.py`). Names from the trace are
-passed through as plain JSON strings (`encode`); the report escapes them for HTML itself.
+"""JSON shapes shared by every JSON output (the viewer's API, the report, `--json` of the
+commands): ns arrays in, µs numbers out; names from the trace through `model.text.visible`, so
+undecodable bytes show as `\\xNN` and the JSON is always valid UTF-8. The shapes are
+documented in docs/json.md and docs/web-api.md.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.profile import Profile
 from traceview.analysis.timeline import Tile
-from traceview.model import Trace
+from traceview.analysis.view import View
+from traceview.model import Diagnostic, MethodTable, Trace, visible
 
 # traceview's ColorController palette, in its order (format.md d.4 "Colours")
 PALETTE_RGB = (
@@ -50,8 +52,25 @@ Json = dict[str, Any]
 
 
 def encode(obj: object) -> bytes:
-    """Compact UTF-8 JSON (non-ASCII kept as is; NaN is never produced by the payloads)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """Compact UTF-8 JSON (non-ASCII kept as is; NaN is never produced by the payloads). A
+    stray surrogate that escaped `visible` is written as a `\\udcNN` escape, never raised."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def dumps(obj: object) -> str:
+    """Indented JSON text for files and the terminal (the `--json` outputs)."""
+    return json.dumps(obj, ensure_ascii=False, indent=1, allow_nan=False)
+
+
+def diagnostics_json(diagnostics: Iterable[Diagnostic]) -> list[Json]:
+    """`[{code, message, offset, count}]`, one per repair."""
+    out = []
+    for d in diagnostics:
+        item = d.to_json()
+        item["message"] = visible(d.message)
+        out.append(item)
+    return out
 
 
 def us(ns: npt.ArrayLike, origin: int = 0) -> list[float]:
@@ -81,7 +100,7 @@ def ints(values: npt.ArrayLike) -> list[int]:
 
 
 def header_json(trace: Trace) -> Json:
-    """The `header` object of /api/trace."""
+    """The `header` object of /api/trace and of `info --json`."""
     h = trace.header
     return {
         "variant": h.variant,
@@ -96,20 +115,19 @@ def header_json(trace: Trace) -> Json:
         "sampling_interval_us": h.sampling_interval_us,
         "entry_format": h.entry_format,
         "record_size": h.record_size,
-        "options": dict(h.options),
+        "options": {visible(k): visible(v) for k, v in h.options.items()},
     }
 
 
-def methods_json(trace: Trace, color: npt.NDArray[np.int64]) -> Json:
+def methods_json(me: MethodTable, color: npt.NDArray[np.int64]) -> Json:
     """/api/methods: one entry per method row, `color` an index into the palette or -1."""
-    me = trace.methods
     n = len(me)
     return {
-        "label": [me.label(i) for i in range(n)],
-        "class": list(me.class_name),
-        "name": list(me.name),
-        "signature": list(me.signature),
-        "file": list(me.source_file),
+        "label": [visible(me.label(i)) for i in range(n)],
+        "class": [visible(x) for x in me.class_name],
+        "name": [visible(x) for x in me.name],
+        "signature": [visible(x) for x in me.signature],
+        "file": [visible(x) for x in me.source_file],
         "line": ints(me.line),
         "color": ints(color),
     }
@@ -153,3 +171,36 @@ def tile_json(tile: Tile, origin: int) -> Json:
 def flag_names(flags: int) -> list[str]:
     """The names of the bits set in a call's flags."""
     return [name for bit, name in FLAG_NAMES if flags & bit]
+
+
+def selection_json(view: View) -> Json:
+    """What a view selected: thread rows (null = all), clock, time range (µs from the start
+    on its clock), my-code prefixes, whether names are renamed."""
+    q, s = view.query, view.session
+    tr = q.time_range
+    rng = None
+    if tr is not None:
+        rng = {"from_us": us1(tr.lo, s.origin), "to_us": us1(tr.hi, s.origin), "clock": tr.clock}
+    return {
+        "threads": list(q.threads) if q.threads is not None else None,
+        "clock": q.clock,
+        "time_range": rng,
+        "my_code": list(q.my_code),
+        "renamed": q.rename is not None,
+    }
+
+
+def threads_json(view: View, prof: Profile) -> list[Json]:
+    """Per selected thread: row, id, name, totals on each clock (µs, null for a missing
+    clock; clipped to the range), calls."""
+    th = view.trace.threads
+    out: list[Json] = []
+    for i, t in enumerate(prof.threads):
+        name = th.name[t]
+        item: Json = {"row": t, "id": int(th.id[t]), "name": visible(name) if name else None}
+        for clock in ("cpu", "wall"):
+            total = prof.thread_total.get(clock)
+            item[f"{clock}_us"] = None if total is None else int(total[i]) / 1000
+        item["calls"] = int(prof.thread_calls[i])
+        out.append(item)
+    return out

@@ -1,5 +1,7 @@
-"""The answers a self-contained report holds: the API requests the UI makes first, answered
-ahead of time for `exporters/html.py` (which packages them with the static UI).
+"""The `report` exporter: the viewer as one self-contained HTML file (file://, offline).
+
+It holds the API requests the UI makes first, answered ahead of time (`precompute`), packaged
+with the static UI by `htmlpage.package`.
 
 Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
 and the three flame kinds on each clock, relations of the methods with the most inclusive time,
@@ -10,14 +12,18 @@ docs/web-api.md.
 
 from __future__ import annotations
 
-from typing import Any
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
-from traceview.web import answers
-from traceview.web.app import request_key
-from traceview.web.payload import encode
-from traceview.web.session import Session
+from traceview.analysis.session import Session
+from traceview.analysis.view import View
+from traceview.exporters import Exporter, Options, htmlpage
+from traceview.exporters import viewer as answers
+from traceview.exporters.jsonshape import encode
+from traceview.exporters.viewer import request_key
 
 BUDGET = 20 << 20  # bytes of precomputed timeline tiles
 CALL_BUDGET = 4 << 20  # bytes of /api/call answers for the rects of those tiles
@@ -32,14 +38,13 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
     def put(path: str, params: dict[str, str], value: Any) -> None:
         out[request_key(path, params)] = value
 
-    trace = answers.trace_answer(session)
-    trace["live"] = False
+    trace = answers.trace_answer(session, live=False)
     put("/api/trace", {}, trace)
     put("/api/methods", {}, answers.methods_answer(session))
     put("/api/frames", {"budget_ms": "16"}, answers.frames_answer(session, 16.0))
     top: list[int] = []
     for clock in session.clocks:
-        q = session.query(clock)
+        q = session.query(clock=clock)
         prof = answers.profile_answer(session, q)
         put("/api/profile", {"clock": clock}, prof)
         for kind in ("graph", "topdown", "bottomup"):
@@ -51,7 +56,7 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
             put(f"/api/relations/{m}", {"clock": clock}, answers.relations_answer(session, m, q))
         top = top or methods[:HIGHLIGHT_METHODS]
     for t in range(len(session.trace.threads)):
-        if session.thread_has_events[t]:
+        if session.thread_records[t]:
             for m in top:
                 params = {"thread": str(t), "level": "0", "tile": "0"}
                 put(f"/api/highlight/{m}", params, answers.highlight_answer(session, m, t, 0, 0))
@@ -79,7 +84,7 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     tl = session.timeline()
     times = session.trace.events.time(session.timeline_clock)
     tick = 1000 if len(times) and not np.any(times % 1000) else 1  # µs-based clocks
-    pending = {t: [0] for t in range(tl.threads) if session.thread_has_events[t]}
+    pending = {t: [0] for t in range(tl.threads) if session.thread_records[t]}
     for clock in session.clocks:
         session.excl(clock)
     while level <= 40 and pending:
@@ -136,3 +141,24 @@ def _tiles_within(
 def _complete(tile: dict[str, Any]) -> bool:
     """True when a tile answer draws every call of its span as a rect (no runs, none cut)."""
     return not tile["merged"]["depth"] and not tile["truncated"]
+
+
+def static_dir() -> Path:
+    """The viewer's static UI (package data of `traceview.web`), read as files."""
+    return Path(str(resources.files("traceview") / "web" / "static"))
+
+
+def export(view: View, out: IO[Any], options: Options) -> None:
+    """Write the report page for the view's session (the UI makes its own selections)."""
+    budget = BUDGET if options.budget_bytes is None else options.budget_bytes
+    data = precompute(view.session, budget)
+    out.write(htmlpage.render(static_dir(), data))
+
+
+REPORT = Exporter(
+    name="report",
+    suffixes=(".html", ".htm"),
+    binary=False,
+    description="the viewer as one self-contained HTML file (works offline)",
+    export=export,
+)

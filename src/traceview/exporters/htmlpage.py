@@ -1,10 +1,10 @@
-"""`traceview report` output: the viewer as one self-contained HTML file (file://, offline).
+"""The report's page: the viewer's static UI and its precomputed answers in one HTML file.
 
 Packages the `web/static` assets as docs/web-api.md "Report packaging" says: CSS inlined, every
 JS module a `data:` URL in an import map, and the precomputed answers (from `web/report.py`)
 in one `<script type="application/json" id="traceview-data">` block whose `<`, `>`, `&`,
 U+2028 and U+2029 are \\u-escaped, so no trace name can ever close the script element.
-Takes plain data (exporters do not import the web layer); `cli/report.py` wires the two.
+Takes plain data; `exporters/report.py` computes it.
 """
 
 from __future__ import annotations
@@ -88,10 +88,3 @@ def render(static: Path, data: dict[str, Any]) -> str:
         else "<!doctype html><meta charset=utf-8><title>traceview report</title><body></body>"
     )
     return package(html, static, data)
-
-
-def export(static: Path, data: dict[str, Any], out: Path) -> int:
-    """Write the report to `out`; return its size in bytes."""
-    payload = render(static, data).encode("utf-8")
-    out.write_bytes(payload)
-    return len(payload)

@@ -8,10 +8,11 @@ import pytest
 from support.tracebuild import make_trace
 from traceview.analysis.budget import frame_calls
 from traceview.analysis.calls import build_calls
-from traceview.analysis.mycode import keep_packages, method_mask, parse_prefixes
+from traceview.analysis.mycode import keep_packages, method_mask
 from traceview.analysis.profile import profile
+from traceview.analysis.query import normalise_prefixes as parse_prefixes
+from traceview.analysis.session import Session
 from traceview.synth import generate
-from traceview.web.session import Session
 
 
 def folded_trace():
@@ -69,8 +70,8 @@ def test_fold_on_a_generated_trace_keeps_invariants() -> None:
     assert int(mine.excl("wall").sum()) <= int(calls.excl("wall").sum())
 
 
-@pytest.mark.parametrize("threads", [None, "0,2"])
-def test_time_window_profiles_equal_full_profiles(threads: str | None) -> None:
+@pytest.mark.parametrize("threads", [None, [0, 2]])
+def test_time_window_profiles_equal_full_profiles(threads: list[int] | None) -> None:
     trace = generate(records=40_000, threads=3, seed=3)
     trace.validate()
     s = Session(trace)
@@ -79,11 +80,13 @@ def test_time_window_profiles_equal_full_profiles(threads: str | None) -> None:
     for _ in range(8):
         a = rng.uniform(0, span)
         b = a + rng.uniform(0, span / 5)
-        q = s.query("cpu", threads, f"{a:.3f}", f"{b:.3f}")
+        tr = s.time_range(round(a * 1000), round(b * 1000))
+        q = s.query(clock="cpu", threads=threads, time_range=tr)
         window = s.selection(q)
         window.validate()
-        full = profile(s.calls, threads=q.threads, time_range=q.time_range)
-        part = profile(window, threads=q.threads, time_range=q.time_range)
+        assert tr is not None
+        full = profile(s.calls, threads=q.threads, time_range=(tr.lo, tr.hi))
+        part = profile(window, threads=q.threads, time_range=(tr.lo, tr.hi))
         for c in ("cpu", "wall"):
             assert np.array_equal(full.incl[c], part.incl[c])
             assert np.array_equal(full.excl[c], part.excl[c])

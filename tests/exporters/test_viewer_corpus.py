@@ -9,10 +9,11 @@ import pytest
 import traceview
 from support.corpus import corpus_files
 from support.tracebuild import make_trace
+from traceview.analysis.session import Session
+from traceview.exporters import report
+from traceview.exporters import viewer as answers
+from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError
-from traceview.web import answers, report
-from traceview.web.payload import encode
-from traceview.web.session import Session
 
 
 def every_answer(s: Session) -> None:
@@ -23,7 +24,7 @@ def every_answer(s: Session) -> None:
         assert len(tile["rects"]["call"]) == len(tile["rects"]["start"])
         answers.timeline_answer(s, t, 3, 5)
     for clock in s.clocks:
-        q = s.query(clock)
+        q = s.query(clock=clock)
         prof = answers.profile_answer(s, q)
         for m in prof["methods"]["method"][:3]:
             answers.relations_answer(s, m, q)

@@ -1,0 +1,86 @@
+"""`Query`: what a user selected — threads, a clock, a time range, "my code" packages and a
+method renaming — as one frozen, hashable value.
+
+Every front end (CLI options, the viewer's URL parameters, the service, the Python API) builds
+a `Query` through `Session.query(...)`, which checks it against the trace and fills in the
+defaults, and every derived view is a function of (session, query). The rules that decide a
+default are written here once: `default_clock` (the clock numbers are shown on) and
+`range_clock` (the clock time ranges and the timeline are on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from traceview.model import MethodTable, Trace
+
+Clock = Literal["cpu", "wall"]
+CLOCKS: tuple[Clock, ...] = ("cpu", "wall")
+
+
+class Rename(Hashable, Protocol):
+    """A method renaming (deobfuscation): `methods(table)` returns the table with original
+    names. Hashable, because it is part of a cache key; equal renamings give equal views."""
+
+    def methods(self, methods: MethodTable, /) -> MethodTable: ...
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """`[lo, hi)` in absolute ns on `clock`, as the event columns hold them."""
+
+    lo: int
+    hi: int
+    clock: Clock
+
+    def __post_init__(self) -> None:
+        if self.hi < self.lo:
+            raise ValueError(f"time range ends before it starts ({self.lo} > {self.hi} ns)")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A selection. `threads`: thread rows (sorted, distinct), None for every thread;
+    `clock`: the clock numbers are sorted and laid out on; `time_range`: None for the whole
+    trace; `my_code`: package prefixes whose frames stay (others fold into their caller),
+    dotted and sorted; `rename`: a method renaming applied to every name shown.
+
+    Build one with `Session.query(...)`: it validates the values and resolves the defaults,
+    so two queries that select the same thing are equal.
+    """
+
+    threads: tuple[int, ...] | None
+    clock: Clock
+    time_range: TimeRange | None = None
+    my_code: tuple[str, ...] = ()
+    rename: Rename | None = None
+
+
+def clocks_of(trace: Trace) -> tuple[Clock, ...]:
+    """The clocks the trace records, of ("cpu", "wall") in that order."""
+    return tuple(c for c in CLOCKS if c in trace.clocks)
+
+
+def default_clock(trace: Trace) -> Clock:
+    """traceview's time base: thread CPU unless the trace is wall-only (or says clock=wall)."""
+    clocks = clocks_of(trace)
+    if "cpu" in clocks and trace.header.clock != "wall":
+        return "cpu"
+    return clocks[0] if clocks else "wall"
+
+
+def range_clock(trace: Trace) -> Clock:
+    """The clock of time ranges and of the timeline axis: wall when recorded (one time line for
+    every thread), else thread CPU."""
+    return "wall" if "wall" in trace.clocks else "cpu"
+
+
+def normalise_prefixes(prefixes: str | Iterable[str] | None) -> tuple[str, ...]:
+    """`com.a,org/b/` style package prefixes: dotted, stripped, empty ones dropped, sorted."""
+    if prefixes is None:
+        return ()
+    parts = prefixes.split(",") if isinstance(prefixes, str) else list(prefixes)
+    out = {p.strip().replace("/", ".").strip(".") for p in parts}
+    return tuple(sorted(p for p in out if p))

@@ -1,0 +1,144 @@
+"""The options every command shares, defined once: the trace, the selection (`--thread`,
+`--clock`, `--from`/`--to`, `--my-code`), the output (`--json`, `-o`), plus the one function
+that opens a trace for every command and the one that turns the parsed selection into a
+`Query`.
+
+Errors a user can cause raise `CliError` (one line; `cli/__init__.py` prints it and exits 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from traceview.analysis.query import Query
+from traceview.analysis.session import Session
+from traceview.analysis.threads import UnknownThread
+from traceview.analysis.view import View
+from traceview.exporters import Exporter, Options
+from traceview.model import printable
+
+
+class CliError(Exception):
+    """A user error: printed as one line `traceview: <message>`, exit status 2."""
+
+
+_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_DURATION = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*(ns|us|µs|ms|s)\s*$")
+
+
+def duration_ns(text: str) -> int:
+    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (a unit is required, except for 0)."""
+    if text.strip() == "0":
+        return 0
+    m = _DURATION.match(text)
+    if m is None:
+        raise argparse.ArgumentTypeError(
+            f"bad duration {text!r}: a number with a unit (s, ms, us, ns), e.g. 1.5s or 300ms"
+        )
+    whole, _, frac = m.group(1).partition(".")
+    unit = _UNITS[m.group(2)]
+    return (
+        int(whole) * unit + int(frac.ljust(9, "0")) * unit // 10**9 if frac else int(whole) * unit
+    )
+
+
+def add_trace(parser: argparse.ArgumentParser) -> None:
+    """The trace argument (a path, a .key/.data base, or - for stdin)."""
+    parser.add_argument("trace", help="a .trace file (any variant, gzip too), a split base, or -")
+
+
+def add_selection(parser: argparse.ArgumentParser) -> None:
+    """--thread, --clock, --from, --to, --my-code: the selection every numbers command takes."""
+    g = parser.add_argument_group("selection")
+    g.add_argument(
+        "--thread",
+        action="append",
+        metavar="NAME|ID",
+        help="a thread by name or id (repeatable; a shared name selects all its threads)",
+    )
+    g.add_argument("--clock", choices=("cpu", "wall"), help="clock to sort and lay out by")
+    g.add_argument(
+        "--from", dest="start", type=duration_ns, metavar="TIME", help="range start (e.g. 1.5s)"
+    )
+    g.add_argument("--to", dest="stop", type=duration_ns, metavar="TIME", help="range end")
+    g.add_argument(
+        "--my-code",
+        nargs="+",
+        action="extend",
+        metavar="PREFIX",
+        help="keep only frames of these packages (others fold into their caller)",
+    )
+
+
+def add_output(parser: argparse.ArgumentParser, json: bool = True) -> None:
+    """-o FILE (- for stdout) and, for commands with a JSON form, --json."""
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (- for stdout)")
+    if json:
+        parser.add_argument("--json", action="store_true", help="write JSON")
+
+
+def open_trace(path: str) -> Session:
+    """Load a trace for any command (the one open path) and start its analysis session."""
+    from traceview.readers import load
+
+    return Session(load(path))
+
+
+def query(args: argparse.Namespace, session: Session, default_main: bool = False) -> Query:
+    """The parsed selection as a checked `Query`; notes (a name matching several threads) go
+    to stderr. `default_main`: no --thread means the main thread (else every thread)."""
+    threads: tuple[int, ...] | None = None
+    specs = getattr(args, "thread", None)
+    if specs:
+        try:
+            pick = session.pick_threads(specs)
+        except UnknownThread as exc:
+            raise CliError(printable(str(exc))) from None
+        for note in pick.notes:
+            print(f"traceview: note: {printable(note)}", file=sys.stderr)
+        threads = pick.rows
+    elif default_main and len(session.trace.threads):
+        threads = (session.main_thread(),)
+    start, stop = getattr(args, "start", None), getattr(args, "stop", None)
+    if start is not None and stop is not None and stop < start:
+        raise CliError("--to is before --from")
+    try:
+        return session.query(
+            threads=threads,
+            clock=getattr(args, "clock", None),
+            time_range=session.time_range(start, stop),
+            my_code=getattr(args, "my_code", None),
+        )
+    except ValueError as exc:
+        raise CliError(printable(str(exc))) from None
+
+
+@contextmanager
+def output(target: str | None, binary: bool = False) -> Iterator[IO[Any]]:
+    """The stream to write to: stdout for None or -, else the file (written whole or not at
+    all: a temporary file renamed into place)."""
+    if target in (None, "-"):
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
+    path = Path(target)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with tmp.open("wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+            yield f
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write(
+    exporter: Exporter, view: View, target: str | None, options: Options | None = None
+) -> None:
+    """Render `view` with `exporter` to `target` (stdout for None or -)."""
+    with output(target, exporter.binary) as out:
+        exporter.export(view, out, options or Options())

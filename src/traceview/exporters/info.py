@@ -1,0 +1,132 @@
+"""The `info` exporters: what a trace file is and what the reader and the engine repaired —
+variant, version, clock, VM, pid, start, duration, records, threads with their record counts,
+methods declared and used, every option of the key section, diagnostics — as text (`TEXT`) or
+JSON (`JSON`)."""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+import numpy as np
+
+from traceview.analysis.view import View
+from traceview.exporters import Exporter, Options
+from traceview.exporters.jsonshape import diagnostics_json, dumps
+from traceview.model import Trace, printable, visible
+
+
+def summary(view: View) -> dict[str, object]:
+    """The facts `info` shows, as a JSON-ready dict (docs/json.md)."""
+    trace = view.trace
+    h, ev = trace.header, trace.events
+    per_thread = view.session.thread_records
+    threads = [
+        {
+            "id": int(trace.threads.id[row]),
+            "name": visible(name) if (name := trace.threads.name[row]) is not None else None,
+            "records": int(per_thread[row]),
+        }
+        for row in range(len(trace.threads))
+    ]
+    used = len(np.unique(ev.method))
+    return {
+        "file": visible(trace.source) if trace.source is not None else None,
+        "variant": h.variant,
+        "version": h.version,
+        "key_version": h.key_version,
+        "clock": h.clock,
+        "clocks": list(trace.clocks),
+        "vm": h.vm,
+        "pid": h.pid,
+        "start_time_us": h.start_time_us,
+        "duration_us": _duration_us(trace),
+        "elapsed_us": h.elapsed_ns / 1000 if h.elapsed_ns is not None else None,
+        "records": len(ev),
+        "record_size": h.record_size,
+        "overflow": h.overflow,
+        "sampled": h.sampled,
+        "sampling_interval_us": h.sampling_interval_us,
+        "entry_format": h.entry_format,
+        "threads": threads,
+        "methods": {
+            "declared": int(np.count_nonzero(trace.methods.declared)),
+            "undeclared": int(np.count_nonzero(~trace.methods.declared)),
+            "used": used,
+        },
+        "options": {visible(k): visible(v) for k, v in h.options.items()},
+        "diagnostics": diagnostics_json(view.diagnostics()),
+    }
+
+
+def _duration_us(trace: Trace) -> float | None:
+    """Span of the trace on its wall clock (CPU clock when there is no wall clock)."""
+    ev = trace.events
+    if not len(ev):
+        return None
+    col = ev.wall if ev.wall is not None else ev.cpu
+    assert col is not None
+    return float(col.max() - col.min()) / 1000
+
+
+def _fmt_us(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.3f} s"
+    if value >= 1000:
+        return f"{value / 1000:.3f} ms"
+    return f"{value:.0f} µs"
+
+
+def render_text(info: dict[str, object]) -> str:
+    """The human-readable form of `summary()`."""
+    lines = [f"file        {printable(str(info['file']))}"]
+    version = info["version"]
+    assert isinstance(version, int)
+    lines.append(f"variant     {info['variant']} (version {version} = {version:#x})")
+    for key in ("clock", "vm", "pid", "start_time_us", "records", "record_size", "overflow"):
+        lines.append(f"{key.replace('_', ' '):<11} {printable(str(info[key]))}")
+    lines.append(f"duration    {_fmt_us(info['duration_us'])}")  # type: ignore[arg-type]
+    if info["sampled"]:
+        interval = info["sampling_interval_us"]
+        lines.append(f"sampled     yes, interval ~{interval} µs: numbers are estimates")
+    if info["entry_format"]:
+        lines.append(f"V2 entries  {info['entry_format']}")
+    methods = info["methods"]
+    assert isinstance(methods, dict)
+    lines.append(
+        f"methods     {methods['declared']} declared, {methods['used']} used, "
+        f"{methods['undeclared']} undeclared"
+    )
+    threads = info["threads"]
+    assert isinstance(threads, list)
+    lines.append(f"threads     {len(threads)}")
+    for t in threads:
+        name = t["name"] if t["name"] is not None else f"[{t['id']}]"
+        lines.append(f"  {t['id']:>8}  {t['records']:>10}  {printable(name)}")
+    options = info["options"]
+    assert isinstance(options, dict)
+    lines.append("options")
+    lines.extend(f"  {printable(k)}={printable(v)}" for k, v in options.items())
+    diagnostics = info["diagnostics"]
+    assert isinstance(diagnostics, list)
+    lines.append(f"diagnostics {len(diagnostics) or 'none'}")
+    for d in diagnostics:
+        where = f" (at byte {d['offset']})" if d["offset"] is not None else ""
+        count = f" ({d['count']})" if d["count"] is not None else ""
+        lines.append(f"  {d['code']}{count}: {printable(d['message'])}{where}")
+    return "\n".join(lines) + "\n"
+
+
+def export_text(view: View, out: IO[Any], options: Options) -> None:
+    """The facts as aligned text."""
+    out.write(render_text(summary(view)))
+
+
+def export_json(view: View, out: IO[Any], options: Options) -> None:
+    """The facts as one JSON object."""
+    out.write(dumps(summary(view)) + "\n")
+
+
+TEXT = Exporter("info", (), False, "what the file is and what was repaired", export_text)
+JSON = Exporter("info-json", (), False, "the same as one JSON object", export_json)

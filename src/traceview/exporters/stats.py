@@ -1,0 +1,170 @@
+"""The `stats` exporters: per-method statistics on both clocks, as a terminal table (`TEXT`)
+or JSON (`JSON`, shape in docs/json.md)."""
+
+from __future__ import annotations
+
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.profile import Profile
+from traceview.analysis.view import View
+from traceview.exporters import Exporter, Options
+from traceview.exporters.jsonshape import diagnostics_json, dumps, selection_json, threads_json
+from traceview.model import MethodTable, printable, visible
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+COLUMNS = {  # stats --sort names -> json key
+    "incl-cpu": "incl_cpu_us",
+    "excl-cpu": "excl_cpu_us",
+    "incl-wall": "incl_wall_us",
+    "excl-wall": "excl_wall_us",
+    "off-cpu": "off_cpu_us",
+    "calls": "calls",
+    "name": "name",
+}
+
+
+def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[str, Any]]:
+    """One JSON-ready dict per called method (µs keys; null for a missing clock), by
+    decreasing inclusive time on `clock`; `incl_percent` of the selection's total on it."""
+    rows = prof.used(clock)
+    off = prof.off_cpu()
+    off_excl = prof.excl["wall"] - prof.excl["cpu"] if off is not None else None
+    out: list[dict[str, Any]] = []
+
+    def us(arr: npt.NDArray[np.int64] | None, m: int) -> float | None:
+        return None if arr is None else int(arr[m]) / 1000
+
+    for m in rows.tolist():
+        n = int(prof.calls[m])
+        r = int(prof.recursive_calls[m])
+        item: dict[str, Any] = {
+            "method": m,
+            "class": visible(methods.class_name[m]),
+            "name": visible(methods.name[m]),
+            "signature": visible(methods.signature[m]),
+            "calls": n,
+            "recursive_calls": r,
+        }
+        for clock in ("cpu", "wall"):
+            item[f"incl_{clock}_us"] = us(prof.incl.get(clock), m)
+            item[f"excl_{clock}_us"] = us(prof.excl.get(clock), m)
+        item["off_cpu_us"] = us(off, m)
+        item["off_cpu_excl_us"] = us(off_excl, m)
+        total = n + r
+        for clock in ("cpu", "wall"):
+            v = item[f"incl_{clock}_us"]
+            item[f"{clock}_per_call_us"] = v / total if v is not None and total else None
+        item["off_cpu_per_call_us"] = (
+            item["off_cpu_us"] / total if item["off_cpu_us"] is not None and total else None
+        )
+        whole = prof.total(clock)
+        item["incl_percent"] = 100 * int(prof.incl[clock][m]) / whole if whole else 0.0
+        out.append(item)
+    return out
+
+
+def thread_rows(prof: Profile) -> list[dict[str, Any]]:
+    """Per selected thread: id, name, totals (µs, null for a missing clock), calls."""
+    trace = prof.trace
+    out: list[dict[str, Any]] = []
+    for i, t in enumerate(prof.threads):
+        item: dict[str, Any] = {"id": int(trace.threads.id[t]), "name": trace.threads.name[t]}
+        for clock in ("cpu", "wall"):
+            total = prof.thread_total.get(clock)
+            item[f"{clock}_us"] = None if total is None else int(total[i]) / 1000
+        item["calls"] = int(prof.thread_calls[i])
+        out.append(item)
+    return out
+
+
+def sort_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
+    """Rows sorted by a `COLUMNS` name: decreasing for numbers (nulls last), by name else."""
+    key = COLUMNS[column]
+    if key == "name":
+        return sorted(rows, key=lambda r: (r["class"], r["name"], r["signature"]))
+    return sorted(rows, key=lambda r: (r[key] is None, -(r[key] or 0)))
+
+
+def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Table:
+    """A rich table of `method_rows` output (µs with thousands separators; `-` for null).
+    Below 140 columns of `width` the exclusive wall and off-CPU columns are left out so the
+    method names keep room."""
+    from rich.table import Table
+    from rich.text import Text
+
+    cols = [
+        ("Incl CPU µs", "incl_cpu_us"),
+        ("Excl CPU µs", "excl_cpu_us"),
+        ("Incl Wall µs", "incl_wall_us"),
+        ("Excl Wall µs", "excl_wall_us"),
+        ("Off-CPU µs", "off_cpu_us"),
+    ]
+    if width < 140:
+        cols = [c for c in cols if c[1] not in ("excl_wall_us", "off_cpu_us")]
+    table = Table(title=title, header_style="bold", expand=False)
+    for head, _ in cols:
+        table.add_column(head, justify="right", no_wrap=True)
+    table.add_column("Calls", justify="right", no_wrap=True)
+    table.add_column("Method", overflow="fold", min_width=20)
+
+    def fmt(v: float | None) -> str:
+        return "-" if v is None else f"{v:,.0f}" if float(v).is_integer() else f"{v:,.3f}"
+
+    for r in rows:
+        table.add_row(
+            *[fmt(r[key]) for _, key in cols],
+            f"{r['calls']}+{r['recursive_calls']}",
+            Text(printable(f"{r['class']}.{r['name']} {r['signature']}")),
+        )
+    return table
+
+
+def rows(view: View, options: Options) -> list[dict[str, Any]]:
+    """The method rows of the view, sorted (`options.sort`, default inclusive on the query's
+    clock) and cut to `options.limit`."""
+    q = view.query
+    out = method_rows(view.profile(), view.methods, q.clock)
+    if options.sort:
+        out = sort_rows(out, options.sort)
+    if options.limit is not None:
+        out = out[: max(options.limit, 0)]
+    return out
+
+
+def export_json(view: View, out: IO[Any], options: Options) -> None:
+    """`stats --json`: selection, threads, methods, diagnostics."""
+    prof = view.profile()
+    doc = {
+        "file": visible(view.trace.source) if view.trace.source else None,
+        "clocks": list(prof.clocks),
+        "selection": selection_json(view),
+        "threads": threads_json(view, prof),
+        "methods": rows(view, options),
+        "estimates": prof.estimates,
+        "diagnostics": diagnostics_json(view.diagnostics()),
+    }
+    out.write(dumps(doc) + "\n")
+
+
+def export_text(view: View, out: IO[Any], options: Options) -> None:
+    """`stats`: a rich table sized to the terminal (200 columns when not a terminal)."""
+    from rich.console import Console
+
+    table_rows = rows(view, options)
+    prof = view.profile()
+    title = f"{len(table_rows)} methods" + (" (sampled: estimates)" if prof.estimates else "")
+    is_tty = hasattr(out, "isatty") and out.isatty()
+    console = Console(file=out) if is_tty else Console(file=out, width=200)
+    console.print(stats_table(table_rows, title, console.width))
+    for d in view.diagnostics():
+        count = f" ({d.count})" if d.count is not None else ""
+        out.write(f"note: {d.code}{count}\n")
+
+
+TEXT = Exporter("stats", (), False, "per-method statistics as a table", export_text)
+JSON = Exporter("stats-json", (".json",), False, "per-method statistics as JSON", export_json)

@@ -1,0 +1,57 @@
+"""The viewer's URL parameters (docs/web-api.md) turned into a checked `Query`.
+
+Only known parameters count: they are normalised (threads sorted, empty values dropped) into
+the request's cache key, so junk parameters can neither grow the answer cache nor change an
+answer. The selection is the CLI's (`--thread`, `--clock`, `--from`/`--to`, `--my-code`):
+`threads=` takes thread rows, `t0`/`t1` µs from the start on the timeline clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from traceview.analysis.query import Query
+from traceview.analysis.session import Session
+
+SELECTION = ("clock", "threads", "t0", "t1", "mycode")
+MAX_VALUE = 4096  # characters of one parameter value
+
+
+def known(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    """The parameters among `names`, non-empty, bounded, threads normalised."""
+    out: dict[str, str] = {}
+    for name in names:
+        value = params.get(name, "")
+        if not value:
+            continue
+        if len(value) > MAX_VALUE:
+            raise ValueError(f"parameter {name} is too long")
+        if name == "threads":
+            rows = sorted({int(x) for x in value.split(",") if x.strip()})
+            value = ",".join(str(r) for r in rows)
+        out[name] = value
+    return out
+
+
+def query(session: Session, p: Mapping[str, str]) -> Query:
+    """The selection of a request (ValueError on a bad value)."""
+    threads = None
+    if p.get("threads"):
+        threads = [int(x) for x in p["threads"].split(",") if x.strip()]
+    t0, t1 = _us_to_ns(p.get("t0")), _us_to_ns(p.get("t1"))
+    return session.query(
+        threads=threads,
+        clock=p.get("clock") or None,
+        time_range=session.time_range(t0, t1),
+        my_code=p.get("mycode"),
+    )
+
+
+def _us_to_ns(value: str | None) -> int | None:
+    if not value:
+        return None
+    us = float(value)
+    if not math.isfinite(us) or abs(us) > 1e15:
+        raise ValueError(f"bad time {value!r}")
+    return round(us * 1000)
