@@ -105,7 +105,7 @@ def test_wall_only_trace_shows_dashes(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_tree_text_and_json(trace_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert tree.main([str(trace_file)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "thread main"
+    assert out[0] == "thread main [1]"
     assert out[2].endswith("com.a.Main.run ()V") and out[3].endswith("  com.a.Main.work ()V")
     assert tree.main([str(trace_file), "--json", "--max-depth", "0"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -75,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return _entry(target)(rest)
+    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
     except BrokenPipeError:
         _quiet_stdout()
         return 0

@@ -47,7 +47,7 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
     """Indented text: a header naming the threads, then one line per node."""
     th = view.trace.threads
     rows = covered(view)
-    names = ", ".join(printable(th.label(t)) for t in rows[:8])
+    names = ", ".join(f"{printable(th.label(t))} [{int(th.id[t])}]" for t in rows[:8])
     more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
     note = " (sampled trace: times are estimates)" if view.trace.header.sampled else ""
     label = "thread" if len(rows) == 1 else "threads"
