@@ -1,0 +1,23 @@
+"""Every corpus trace against its golden summary in tests/golden/ (`--update-golden` rewrites
+them): a change in any number, variant or diagnostic shows as a readable diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.corpus import CORPUS, corpus_files
+from support.golden import GOLDEN, golden_path, summary
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_golden_summary(path: Path, request: pytest.FixtureRequest) -> None:
+    name = str(path.relative_to(CORPUS))
+    got = summary(path, name)
+    target = golden_path(name)
+    if request.config.getoption("--update-golden"):
+        GOLDEN.mkdir(exist_ok=True)
+        target.write_text(got, encoding="utf-8")
+    assert target.is_file(), f"no golden summary for {name}: run pytest --update-golden"
+    assert got == target.read_text(encoding="utf-8")
