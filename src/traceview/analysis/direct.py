@@ -27,7 +27,7 @@ from traceview.analysis.calls import (
     repair_diagnostics,
     thread_sizes,
 )
-from traceview.analysis.profile import Profile, merge_parts, thread_stats
+from traceview.analysis.profile import Profile, ThreadPart, merge_parts, thread_stats
 from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -55,7 +55,7 @@ def direct_profile(
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     rows_of = ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
 
-    def one(t: int) -> tuple[Profile, dict[str, int], tuple[float, float]]:
+    def one(t: int) -> tuple[ThreadPart, dict[str, int], tuple[float, float]]:
         start = time.perf_counter()
         rows = rows_of(t)
         act, meth = _take(ev.action, rows), _take(ev.method, rows)
@@ -82,10 +82,10 @@ def direct_profile(
         assert paired.parent is not None
         stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
         del paired, incl
-        prof = stats.profile(trace, t, totals)
-        return prof, counts, (mid - start, time.perf_counter() - mid)
+        part = stats.part(t, totals)
+        return part, counts, (mid - start, time.perf_counter() - mid)
 
-    parts: list[Profile | None] = [None] * n_threads
+    parts: list[ThreadPart | None] = [None] * n_threads
     repairs = dict.fromkeys(REPAIRS, 0)
     # default: two workers when the machine has two cores; the biggest thread (its
     # temporaries are the peak) meets only the smallest ones (biggest_first_map)
@@ -93,8 +93,8 @@ def direct_profile(
         workers = min(2, os.cpu_count() or 1)
     n = default_workers() if workers is None else max(1, workers)
     spent = {"calls": 0.0, "profile": 0.0}
-    for t, (prof, counts, secs) in zip(order, biggest_first_map(one, order, n), strict=True):
-        parts[t] = prof
+    for t, (part, counts, secs) in zip(order, biggest_first_map(one, order, n), strict=True):
+        parts[t] = part
         for key, value in counts.items():
             repairs[key] += value
         spent["calls"] += secs[0]

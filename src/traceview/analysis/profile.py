@@ -15,7 +15,7 @@ per-thread and all-thread numbers come from one code path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
+_EXACT = float(1 << 52)  # float64 adds integers exactly below 2**53; a margin for the check
+_SHIFT = 26
+_LOW = (1 << _SHIFT) - 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,8 +145,8 @@ def profile(
     cpu when the trace has no wall clock): calls are clipped to the range and counted when
     they overlap."""
     clocks = calls.clocks if clock is None else (clock,)
-    parts = thread_profiles(calls, threads, clock, time_range, range_clock)
-    return merge(parts, calls, clocks)
+    parts = thread_parts(calls, threads, clock, time_range, range_clock)
+    return merge_parts(parts, calls.trace, clocks, calls.diagnostics, time_range, range_clock)
 
 
 def thread_profiles(
@@ -154,76 +157,113 @@ def thread_profiles(
     range_clock: str | None = None,
 ) -> list[Profile]:
     """One profile per selected thread row (same arguments as `profile`)."""
+    clocks = calls.clocks if clock is None else (clock,)
+    rc = _range_clock(calls, time_range, range_clock)
+    return [
+        merge_parts([p], calls.trace, clocks, (), time_range, rc)
+        for p in thread_parts(calls, threads, clock, time_range, range_clock)
+    ]
+
+
+def thread_parts(
+    calls: CallTable,
+    threads: Iterable[int] | None = None,
+    clock: str | None = None,
+    time_range: tuple[int, int] | None = None,
+    range_clock: str | None = None,
+) -> list[ThreadPart]:
+    """The sparse statistics of each selected thread (same arguments as `profile`)."""
     rows = range(len(calls.trace.threads)) if threads is None else threads
     clocks = calls.clocks if clock is None else (clock,)
     for c in clocks:
         if c not in calls.clocks:
             raise KeyError(f"this trace has no {c} clock")
-    rc = range_clock or ("wall" if "wall" in calls.clocks else "cpu")
-    return parallel_map(lambda t: _thread_profile(calls, int(t), clocks, time_range, rc), rows)
+    rc = _range_clock(calls, time_range, range_clock)
+    return parallel_map(lambda t: _thread_part(calls, int(t), clocks, time_range, rc), rows)
 
 
-def merge(
-    parts: Sequence[Profile], calls: CallTable, clocks: tuple[str, ...] | None = None
-) -> Profile:
-    """Sum per-thread (or any disjoint) profiles into one (`clocks` names the clocks of an
-    empty merge; default the parts' clocks, or every clock present)."""
-    return merge_parts(parts, calls.trace, clocks or calls.clocks, calls.diagnostics)
+def _range_clock(
+    calls: CallTable, time_range: tuple[int, int] | None, range_clock: str | None
+) -> str | None:
+    if time_range is None:
+        return None
+    return range_clock or ("wall" if "wall" in calls.clocks else "cpu")
 
 
 def merge_parts(
-    parts: Sequence[Profile],
+    parts: Sequence[ThreadPart],
     trace: Trace,
     clocks: tuple[str, ...],
     diagnostics: Sequence[Diagnostic] = (),
+    time_range: tuple[int, int] | None = None,
+    range_clock: str | None = None,
 ) -> Profile:
-    """`merge` given the trace, the clocks of an empty merge and the call table's
-    diagnostics (for callers that never built a call table)."""
+    """The profile of disjoint threads from their sparse parts: edges are summed by key and
+    the per-method arrays derived once, so memory follows the edges really present, never
+    threads x methods."""
     n_methods = len(trace.methods)
-    clocks = parts[0].clocks if parts else clocks
+    clocks = tuple(parts[0].edges.incl) if parts else clocks
     if len(parts) == 1:
-        return replace(parts[0], diagnostics=list(diagnostics))
-    zeros = np.zeros(n_methods, dtype=np.int64)
-
-    def cat(arrays: list[I64]) -> I64:
-        return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
-
-    keys = [_edge_keys(p.edges, n_methods) for p in parts]
-    all_keys = np.concatenate(keys) if keys else np.zeros(0, np.int64)
-    uniq, inverse = np.unique(all_keys, return_inverse=True)
-    edges = _edges_from_keys(
-        uniq,
-        n_methods,
-        sum_by(inverse, cat([p.edges.calls for p in parts]), len(uniq)),
-        {c: sum_by(inverse, cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
-    )
+        edges = parts[0].edges
+    else:
+        keys = [_edge_keys(p.edges, n_methods) for p in parts]
+        all_keys = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+        uniq, inverse = np.unique(all_keys, return_inverse=True)
+        edges = _edges_from_keys(
+            uniq,
+            n_methods,
+            sum_by(inverse, _cat([p.edges.calls for p in parts]), len(uniq)),
+            {c: sum_by(inverse, _cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
+        )
+    totals = {c: np.array([p.totals[c] for p in parts], dtype=np.int64) for c in clocks}
+    child = edges.child.astype(np.int64) * 2 + edges.child_recursive
+    has_parent = edges.parent >= 0
+    parent = edges.parent[has_parent].astype(np.int64) * 2 + edges.parent_recursive[has_parent]
+    nr = sum_by(child, edges.calls, 2 * n_methods)
+    incl: dict[str, I64] = {}
+    excl: dict[str, I64] = {}
+    top: dict[str, I64] = {}
+    toplevel: dict[str, int] = {}
+    for c in clocks:
+        w = edges.incl[c]
+        inc = sum_by(child, w, 2 * n_methods)  # by (method, recursive) bin
+        below = sum_by(parent, w[has_parent], 2 * n_methods)  # children's inclusive, by bin
+        toplevel[c] = int(totals[c].sum()) - int(w[~has_parent].sum())
+        exc = inc - below
+        excl[c] = exc[0::2] + exc[1::2]
+        top[c] = exc[0::2]
+        incl[c] = inc[0::2]
     return Profile(
         trace=trace,
-        threads=tuple(t for p in parts for t in p.threads),
+        threads=tuple(p.thread for p in parts),
         clocks=clocks,
-        calls=sum((p.calls for p in parts), zeros),
-        recursive_calls=sum((p.recursive_calls for p in parts), zeros),
-        incl={c: sum((p.incl[c] for p in parts), zeros) for c in clocks},
-        excl={c: sum((p.excl[c] for p in parts), zeros) for c in clocks},
-        top_excl={c: sum((p.top_excl[c] for p in parts), zeros) for c in clocks},
+        calls=nr[0::2],
+        recursive_calls=nr[1::2],
+        incl=incl,
+        excl=excl,
+        top_excl=top,
         edges=edges,
-        thread_total={c: cat([p.thread_total[c] for p in parts]) for c in clocks},
-        thread_calls=cat([p.thread_calls for p in parts]),
-        toplevel={c: sum(p.toplevel[c] for p in parts) for c in clocks},
+        thread_total=totals,
+        thread_calls=np.array([p.n_calls for p in parts], dtype=np.int64),
+        toplevel=toplevel,
         estimates=trace.header.sampled,
-        time_range=parts[0].time_range if parts else None,
-        range_clock=parts[0].range_clock if parts else None,
+        time_range=time_range,
+        range_clock=range_clock,
         diagnostics=list(diagnostics),
     )
 
 
-def _thread_profile(
+def _cat(arrays: list[I64]) -> I64:
+    return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
+
+
+def _thread_part(
     calls: CallTable,
     t: int,
     clocks: tuple[str, ...],
     time_range: tuple[int, int] | None,
     range_clock: str | None,
-) -> Profile:
+) -> ThreadPart:
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
     keep: Bools | None = None
@@ -231,13 +271,12 @@ def _thread_profile(
         assert range_clock is not None
         incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
     else:
-        range_clock = None
         incl = {c: calls.incl(c, sel) for c in clocks}
         totals = {c: calls.thread_total(t, c) for c in clocks}
     parent = calls.parent[sel] - lo
     parent[parent < -1] = -1  # roots (-1 - lo) back to -1
     stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl, keep)
-    return stats.profile(calls.trace, t, totals, time_range, range_clock)
+    return stats.part(t, totals)
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,31 +290,10 @@ class ThreadStats:
     edge_incl: dict[str, I64]
     n_calls: int
 
-    def profile(
-        self,
-        trace: Trace,
-        t: int,
-        totals: dict[str, int],
-        time_range: tuple[int, int] | None = None,
-        range_clock: str | None = None,
-    ) -> Profile:
-        """The thread's Profile (`totals`: the thread's last - first time per clock)."""
-        n_methods = len(trace.methods)
+    def part(self, t: int, totals: dict[str, int]) -> ThreadPart:
+        """Thread row `t`'s sparse statistics (`totals`: its last - first time per clock)."""
         used, u2 = self.used, 2 * len(self.used)
         caller, callee = np.divmod(self.edge_key, u2)
-        nr = sum_by(callee, self.edge_calls, u2)
-        incl: dict[str, I64] = {}
-        excl: dict[str, I64] = {}
-        top: dict[str, I64] = {}
-        toplevel: dict[str, int] = {}
-        for c, w in self.edge_incl.items():
-            inc = sum_by(callee, w, u2)  # by (method, recursive) bin
-            below = sum_by(caller, w, u2 + 1)  # the children's inclusive, by caller bin
-            toplevel[c] = totals[c] - int(below[0])
-            exc = inc - below[1:]
-            excl[c] = _expand(exc[0::2] + exc[1::2], used, n_methods)
-            top[c] = _expand(exc[0::2], used, n_methods)
-            incl[c] = _expand(inc[0::2], used, n_methods)
         caller_bin = np.maximum(caller - 1, 0)
         edges = EdgeTable(
             parent=np.where(caller > 0, used[caller_bin // 2], -1).astype(np.int32),
@@ -285,24 +303,17 @@ class ThreadStats:
             calls=self.edge_calls,
             incl=self.edge_incl,
         )
-        clocks = tuple(self.edge_incl)
-        return Profile(
-            trace=trace,
-            threads=(t,),
-            clocks=clocks,
-            calls=_expand(nr[0::2], used, n_methods),
-            recursive_calls=_expand(nr[1::2], used, n_methods),
-            incl=incl,
-            excl=excl,
-            top_excl=top,
-            edges=edges,
-            thread_total={c: np.array([totals[c]], dtype=np.int64) for c in clocks},
-            thread_calls=np.array([self.n_calls], dtype=np.int64),
-            toplevel=toplevel,
-            estimates=trace.header.sampled,
-            time_range=time_range,
-            range_clock=range_clock,
-        )
+        return ThreadPart(t, edges, dict(totals), self.n_calls)
+
+
+@dataclass(frozen=True, eq=False)
+class ThreadPart:
+    """One thread's statistics, sparse: its edges (method rows) and its totals per clock."""
+
+    thread: int
+    edges: EdgeTable
+    totals: dict[str, int]
+    n_calls: int
 
 
 def thread_stats(
@@ -364,17 +375,17 @@ def thread_stats(
     return ThreadStats(used, uniq.astype(np.int64), edge_calls, edge_incl, len(key))
 
 
-def _expand(values: I64, used: npt.NDArray[np.intp], n: int) -> I64:
-    out = np.zeros(n, dtype=np.int64)
-    out[used] = values
-    return out
-
-
 def sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
-    """Σ values per index as int64 (bincount in float64: exact below 2**53 ns, 104 days)."""
+    """Σ values per index as exact int64. `np.bincount` sums in float64, exact while every
+    partial sum stays below 2**53 (104 days of ns): checked on Σ|values| first; past it the
+    values are split into a low part (26 bits, exact) and a high part summed the same way."""
     if not len(index):
         return np.zeros(n, dtype=np.int64)
-    return np.rint(np.bincount(index, weights=values, minlength=n)).astype(np.int64)
+    v = np.asarray(values, dtype=np.int64)
+    if float(np.abs(v).sum(dtype=np.float64)) < _EXACT:
+        return np.rint(np.bincount(index, weights=v, minlength=n)).astype(np.int64)
+    low = np.rint(np.bincount(index, weights=v & _LOW, minlength=n)).astype(np.int64)
+    return (sum_by(index, v >> _SHIFT, n) << _SHIFT) + low
 
 
 def _edge_keys(e: EdgeTable, n_methods: int) -> I64:
