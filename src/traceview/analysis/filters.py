@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
-from traceview.analysis.query import TimeRange
+from traceview.analysis.query import TimeRange, range_clock
 from traceview.analysis.ranges import clipped_times, overlapping
 
 Bools = npt.NDArray[np.bool_]
@@ -35,7 +35,7 @@ def time_range(calls: CallTable, lo: int, hi: int, clock: str | None = None) -> 
     """The calls overlapping [lo, hi) ns on `clock` (default wall, else cpu), whole. A kept
     call's ancestors overlap too, except above a zero-length call at `lo` that ends its
     caller: it goes under its nearest kept ancestor (as the viewer's `keep_calls` does)."""
-    c = clock or ("wall" if "wall" in calls.clocks else "cpu")
+    c = clock or range_clock(calls.trace)
     return subset(calls, overlapping(calls.start(c), calls.end(c), lo, hi))
 
 

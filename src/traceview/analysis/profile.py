@@ -23,6 +23,7 @@ import numpy.typing as npt
 from traceview.analysis._workers import parallel_map
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.query import default_clock
+from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import clipped_times
 from traceview.model import Diagnostic, Trace
 
@@ -187,7 +188,7 @@ def _range_clock(
 ) -> str | None:
     if time_range is None:
         return None
-    return range_clock or ("wall" if "wall" in calls.clocks else "cpu")
+    return range_clock or default_range_clock(calls.trace)
 
 
 def merge_parts(

@@ -12,6 +12,7 @@ from traceview.analysis.profile import Profile
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.jsonshape import diagnostics_json, dumps, selection_json, threads_json
+from traceview.exporters.notes import note_lines
 from traceview.model import MethodTable, printable, visible
 
 if TYPE_CHECKING:
@@ -161,9 +162,7 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
     is_tty = hasattr(out, "isatty") and out.isatty()
     console = Console(file=out) if is_tty else Console(file=out, width=200)
     console.print(stats_table(table_rows, title, console.width))
-    for d in view.diagnostics():
-        count = f" ({d.count})" if d.count is not None else ""
-        out.write(f"note: {d.code}{count}\n")
+    out.write(note_lines(view.diagnostics()))
 
 
 TEXT = Exporter("stats", (), False, "per-method statistics as a table", export_text)

@@ -10,7 +10,8 @@ import numpy as np
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import selection_json
+from traceview.exporters.jsonshape import diagnostics_json, selection_json
+from traceview.exporters.notes import note_lines
 from traceview.model import MethodTable, printable, visible
 
 
@@ -53,6 +54,7 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
     label = "thread" if len(rows) == 1 else "threads"
     out.write(f"{label} {names}{more}{note}\n")
     out.write("\n".join(tree_lines(view.top_down(), view.methods, options.max_depth)) + "\n")
+    out.write(note_lines(view.diagnostics()))
 
 
 def export_json(view: View, out: IO[Any], options: Options) -> None:
@@ -69,6 +71,7 @@ def export_json(view: View, out: IO[Any], options: Options) -> None:
         "clock": view.query.clock,
         "estimates": bool(view.trace.header.sampled),
         "selection": selection_json(view),
+        "diagnostics": diagnostics_json(view.diagnostics()),
     }
     text = dumps(head)
     out.write(text[: text.rstrip().rindex("}")].rstrip() + ',\n "roots": [')
