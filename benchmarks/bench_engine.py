@@ -73,7 +73,8 @@ def trace_path(records: int, threads: int) -> Path:
     if not path.exists():
         OUT.mkdir(parents=True, exist_ok=True)
         code = (
-            "import sys; from traceview.writer import generate, write; "
+            "import sys; from traceview.synth import generate; "
+            "from traceview.writer import write; "
             "write(generate(records=int(sys.argv[1]), threads=int(sys.argv[2]), seed=0, "
             "balanced=True), sys.argv[3], variant='regular')"
         )
