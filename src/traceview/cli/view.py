@@ -2,8 +2,8 @@
 
 Loads the trace with a progress bar (reading, calls, profile, timeline), then serves the web
 UI and data API (`traceview.web.app`) with uvicorn on 127.0.0.1 and a free port unless told
-otherwise, prints the URL and opens the default browser when there is a display. Ctrl-C
-stops the server cleanly.
+otherwise, prints the URL and opens the default browser when there is a display (else says
+how to open the URL). Ctrl-C stops the server cleanly.
 """
 
 from __future__ import annotations
@@ -111,6 +111,15 @@ def allowed_hosts(host: str, extra: list[str]) -> list[str]:
     return names
 
 
+def no_display_hint(url: str) -> str:
+    """The one line that says how to open the viewer when no browser can be opened here."""
+    address, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
+    return (
+        f"traceview: no display here: open {url} in a browser on this machine, or forward the "
+        f"port (ssh -L {port}:{address}:{port} HOST) and open it on yours"
+    )
+
+
 def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
@@ -136,6 +145,9 @@ def main(argv: list[str]) -> int:
     print(f"traceview: serving at {url}  (Ctrl-C to stop)", flush=True)
     if not args.no_browser and has_display():
         threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+    elif not args.no_browser:
+        # without a display webbrowser.open falls back to nothing (or a text browser) silently
+        print(no_display_hint(url), flush=True)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
