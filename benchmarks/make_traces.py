@@ -7,7 +7,7 @@ Each trace is `traceview.synth.generate(records, threads, seed)` (v3 dual clock,
 written as every variant asked for, to `out/gen-<records>-<variant>.trace` (split pairs as
 `.key` + `.data`). Prints the machine, then per size the generation time and per variant the
 write time, file size and write speed. Other benchmarks call `trace_path()` to get (and make
-on first use) the file they need. `--demo` regenerates src/traceview/data/demo.trace.
+on first use) the file they need. `--demo` regenerates src/traceview/data/demo.trace.gz.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from traceview.synth import generate
 from traceview.synth.generate import make_demo
 from traceview.writer import split_paths, write
 
-DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace.gz"
 
 
 def trace_path(

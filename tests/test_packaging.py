@@ -1,6 +1,6 @@
 """A fresh Debian/Ubuntu machine: the README's two commands need only `python3`, `.ci/run` runs
 the README's test command verbatim and installs what the tests use, the metadata is pinned and
-licensed."""
+licensed, and the bundled demo trace does not dominate the wheel."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import tomllib
+import zlib
 from importlib import metadata
 from pathlib import Path
 
@@ -174,3 +175,13 @@ def test_spdx_license_and_license_file() -> None:
     assert any(re.fullmatch(r"setuptools>=(\d+).*", r) for r in requires)
     [setuptools] = [r for r in requires if r.startswith("setuptools")]
     assert int(setuptools.split(">=")[1].split(".")[0]) >= 77  # PEP 639 license metadata
+
+
+def test_demo_trace_does_not_dominate_the_wheel() -> None:
+    """A wheel deflates each file: the demo's share of the deflated package stays under half."""
+    package = ROOT / "src" / "traceview"
+    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    size = {p: len(zlib.compress(p.read_bytes(), 6)) for p in files}
+    demo = [p for p in files if p.parent.name == "data" and p.name.startswith("demo.trace")]
+    assert [p.name for p in demo] == ["demo.trace.gz"]
+    assert size[demo[0]] < sum(size.values()) / 2, {p.name: size[p] for p in demo}

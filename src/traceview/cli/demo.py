@@ -8,8 +8,8 @@ from traceview.cli import view
 
 
 def demo_trace() -> str:
-    """Path of the bundled demo trace."""
-    return str(resources.files("traceview") / "data" / "demo.trace")
+    """Path of the bundled demo trace (gzipped; the readers unwrap it)."""
+    return str(resources.files("traceview") / "data" / "demo.trace.gz")
 
 
 def main(argv: list[str]) -> int:

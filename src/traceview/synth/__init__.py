@@ -13,5 +13,5 @@ __all__ = ["demo_path", "generate", "make_demo"]
 
 
 def demo_path() -> Path:
-    """The bundled demo trace (v3 dual, ART style; `python -m traceview.synth --demo`)."""
-    return Path(str(resources.files("traceview") / "data" / "demo.trace"))
+    """The bundled demo trace, gzipped (v3 dual, ART style; `python -m traceview.synth --demo`)."""
+    return Path(str(resources.files("traceview") / "data" / "demo.trace.gz"))

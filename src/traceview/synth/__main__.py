@@ -11,5 +11,5 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] != ["--demo"]:
         sys.exit("usage: python -m traceview.synth --demo [PATH]")
-    default = Path(__file__).resolve().parents[1] / "data" / "demo.trace"
+    default = Path(__file__).resolve().parents[1] / "data" / "demo.trace.gz"
     make_demo(Path(args[1]) if len(args) > 1 else default)
