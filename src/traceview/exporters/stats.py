@@ -69,20 +69,6 @@ def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[st
     return out
 
 
-def thread_rows(prof: Profile) -> list[dict[str, Any]]:
-    """Per selected thread: id, name, totals (µs, null for a missing clock), calls."""
-    trace = prof.trace
-    out: list[dict[str, Any]] = []
-    for i, t in enumerate(prof.threads):
-        item: dict[str, Any] = {"id": int(trace.threads.id[t]), "name": trace.threads.name[t]}
-        for clock in ("cpu", "wall"):
-            total = prof.thread_total.get(clock)
-            item[f"{clock}_us"] = None if total is None else int(total[i]) / 1000
-        item["calls"] = int(prof.thread_calls[i])
-        out.append(item)
-    return out
-
-
 def sort_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
     """Rows sorted by a `COLUMNS` name: decreasing for numbers (nulls last), by name else."""
     key = COLUMNS[column]
