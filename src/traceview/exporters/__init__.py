@@ -61,6 +61,10 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "tree": ("traceview.exporters.tree", "TEXT"),
     "tree-json": ("traceview.exporters.tree", "JSON"),
     "report": ("traceview.exporters.report", "REPORT"),
+    "diff": ("traceview.exporters.diff", "TEXT"),
+    "diff-json": ("traceview.exporters.diff", "JSON"),
+    "diff-junit": ("traceview.exporters.junit", "JUNIT"),
+    "diff-markdown": ("traceview.exporters.markdown", "MARKDOWN"),
 }
 
 
