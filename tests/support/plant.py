@@ -55,3 +55,28 @@ def reshape(
             col[idx] = col[idx[0]] + np.concatenate(([0], np.cumsum(us)))
     events = replace(ev, cpu=cols.get("cpu"), wall=cols.get("wall"))
     return replace(trace, events=events)
+
+
+# The planted scenario of the diff tests, on one generated trace (balanced, so no call is left
+# open at the end and a later shift changes nothing but the thread's length):
+SOMETIMES = "android.widget.TextView.onDraw"  # exclusive +30 % in 3 of the 5 candidate runs
+ALWAYS = "android.text.BoringLayout.isBoring"  # exclusive 2x in every candidate run
+NOISY = "android.text.StaticLayout$Builder.build"  # ±50 % run to run on both sides
+NOISY_BASE = (1.0, 1.4, 0.8, 1.3, 0.9)  # median 1.0
+NOISY_CAND = (1.15, 0.85, 1.5, 0.75, 1.35)  # median 1.15: +15 %, well within the spread
+
+
+def planted_runs(runs: int = 5) -> tuple[list[Trace], list[Trace]]:
+    """`runs` baseline and `runs` candidate traces (at most 5) of the planted scenario; every
+    gap jittered ±2 % with a different seed per run."""
+    from traceview.synth import generate
+
+    trace = generate(records=20_000, threads=3, seed=1, balanced=True)
+    base, cand = [], []
+    for i in range(runs):
+        base.append(reshape(trace, seed=i, slower={NOISY: NOISY_BASE[i]}))
+        slower = {ALWAYS: 2.0, NOISY: NOISY_CAND[i]}
+        if i < 3:
+            slower[SOMETIMES] = 1.3
+        cand.append(reshape(trace, seed=100 + i, slower=slower))
+    return base, cand
