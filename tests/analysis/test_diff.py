@@ -119,8 +119,7 @@ EVENTS_A = [
 def test_methods_on_one_side_only_are_listed() -> None:
     old = make_trace(EVENTS_A, names={1: "main"})
     new_events = [
-        (t, a, m.replace("Old", "New").replace("tiny", "tiny2"), c, w)
-        for t, a, m, c, w in EVENTS_A
+        (t, a, m.replace("Old", "New").replace("tiny", "tiny2"), c, w) for t, a, m, c, w in EVENTS_A
     ]
     new = make_trace(new_events, names={1: "main"})
     dv = diff(views([old]), views([new]))

@@ -166,9 +166,7 @@ EVENTS = [
 ]
 
 
-def test_methods_on_one_side_only(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_methods_on_one_side_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a, b = tmp_path / "a.trace", tmp_path / "b.trace"
     write(make_trace(EVENTS, names={1: "main"}), a)
     renamed = [(t, x, m.replace("Old", "New"), c, w) for t, x, m, c, w in EVENTS]

@@ -1,12 +1,15 @@
 """Comparing runs: a baseline and a candidate set of runs (each a `View`: one session seen
-through one query), matched per method by class + name + signature as the query shows them
-(renamed when the query has a renaming) and per thread by name, summarised as medians with
-their change and whether it exceeds the run-to-run spread (analysis/significance.py).
+through one query, or its `Run` summary), matched per method by class + name + signature as
+the query shows them (renamed when the query has a renaming) and per thread by name,
+summarised as medians with their change and whether it exceeds the run-to-run spread
+(analysis/significance.py).
 
 `diff(baseline, candidate, thresholds) -> DiffView` is a pure function over the runs'
-profiles (no I/O); `DiffView` is what the `diff` exporters render (exporters/diff.py), the way
-a `View` is what every single-trace exporter renders. A method missing from some runs counts
-0 in those runs; one missing from every run of a side is listed as `new` or `gone`.
+profiles (no I/O); `summarise(view) -> Run` keeps the few numbers a diff needs, so a front end
+can compare many large traces holding one at a time. `DiffView` is what the `diff` exporters
+render (exporters/diff.py), the way a `View` is what every single-trace exporter renders. A
+method missing from some runs counts 0 in those runs; one missing from every run of a side is
+listed as `new` or `gone`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -148,30 +152,70 @@ class DiffView:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class Run:
+    """What a comparison keeps of one run (`summarise(view)`), so a caller can let the trace
+    go before opening the next: per called method its key and inclusive, exclusive ns on
+    `clock` and calls; per selected thread its name, total ns and calls."""
+
+    source: str
+    clock: str
+    keys: list[Key]
+    incl: F64
+    excl: F64
+    calls: F64
+    thread_names: list[str]
+    thread_total: F64
+    thread_calls: F64
+
+
+def summarise(view: View) -> Run:
+    """The numbers of one run a diff needs (its profile on the query's clock, named as the
+    query shows them)."""
+    prof, me, clock = view.profile(), view.methods, view.query.clock
+    rows = np.flatnonzero(prof.calls + prof.recursive_calls)
+    th = view.trace.threads
+    return Run(
+        source=view.trace.source or "-",
+        clock=clock,
+        keys=[(me.class_name[m], me.name[m], me.signature[m]) for m in rows.tolist()],
+        incl=prof.incl[clock][rows].astype(np.float64),
+        excl=prof.excl[clock][rows].astype(np.float64),
+        calls=(prof.calls + prof.recursive_calls)[rows].astype(np.float64),
+        thread_names=[th.label(t) for t in prof.threads],
+        thread_total=prof.thread_total[clock].astype(np.float64),
+        thread_calls=prof.thread_calls.astype(np.float64),
+    )
+
+
 def diff(
-    baseline: Sequence[View], candidate: Sequence[View], thresholds: Thresholds | None = None
+    baseline: Sequence[View | Run],
+    candidate: Sequence[View | Run],
+    thresholds: Thresholds | None = None,
 ) -> DiffView:
     """Compare the runs of `baseline` with those of `candidate` (each side at least one run;
-    every query on the same clock)."""
+    every run on the same clock)."""
     th = thresholds or Thresholds()
     if not baseline or not candidate:
         raise ValueError("each side needs at least one run")
-    clocks = {v.query.clock for v in (*baseline, *candidate)}
+    base = [r if isinstance(r, Run) else summarise(r) for r in baseline]
+    cand = [r if isinstance(r, Run) else summarise(r) for r in candidate]
+    clocks = {r.clock for r in (*base, *cand)}
     if len(clocks) != 1:
         raise ValueError(f"the runs are not on one clock ({', '.join(sorted(clocks))})")
     clock = clocks.pop()
-    critical = t_quantile(th.confidence, dof(len(baseline), len(candidate)))
+    critical = t_quantile(th.confidence, dof(len(base), len(cand)))
     notes = []
     if critical is None:
         notes.append("one run per side: no run-to-run spread is known; the threshold alone decides")
     return DiffView(
-        baseline=tuple(_source(v) for v in baseline),
-        candidate=tuple(_source(v) for v in candidate),
+        baseline=tuple(r.source for r in base),
+        candidate=tuple(r.source for r in cand),
         clock=clock,
         thresholds=th,
         critical=critical,
-        methods=_methods(baseline, candidate, clock, critical, th),
-        threads=_threads(baseline, candidate, clock, critical),
+        methods=_methods(base, cand, critical, th),
+        threads=_threads(base, cand, critical),
         notes=tuple(notes),
     )
 
@@ -201,45 +245,28 @@ def name_filter(patterns: Sequence[str]) -> Callable[[str, str], bool]:
     return lambda name, sig: test(name) or test(name + sig)
 
 
-def _source(view: View) -> str:
-    return view.trace.source or "-"
-
-
-def _stack(runs: Sequence[tuple[list[Key], F64]], index: dict[Key, int]) -> F64:
-    """runs × keys, summing rows that share a key within a run."""
-    out = np.zeros((len(runs), len(index)))
-    for r, (keys, values) in enumerate(runs):
-        cols = np.fromiter((index[k] for k in keys), dtype=np.intp, count=len(keys))
-        np.add.at(out[r], cols, values)
+def _stack(keys: Sequence[Sequence[object]], values: Sequence[F64], index: dict[Any, int]) -> F64:
+    """runs × columns, summing the entries that share a key within a run."""
+    out = np.zeros((len(keys), len(index)))
+    for r, (ks, vs) in enumerate(zip(keys, values, strict=True)):
+        cols = np.fromiter((index[k] for k in ks), dtype=np.intp, count=len(ks))
+        np.add.at(out[r], cols, vs)
     return out
 
 
-def _method_runs(view: View, clock: str) -> dict[str, tuple[list[Key], F64]]:
-    prof, me = view.profile(), view.methods
-    rows = np.flatnonzero(prof.calls + prof.recursive_calls)
-    keys = [(me.class_name[m], me.name[m], me.signature[m]) for m in rows.tolist()]
-    return {
-        "incl": (keys, prof.incl[clock][rows].astype(np.float64)),
-        "excl": (keys, prof.excl[clock][rows].astype(np.float64)),
-        "calls": (keys, (prof.calls + prof.recursive_calls)[rows].astype(np.float64)),
-        "seen": (keys, np.ones(len(rows))),
-    }
-
-
 def _methods(
-    baseline: Sequence[View],
-    candidate: Sequence[View],
-    clock: str,
-    critical: float | None,
-    th: Thresholds,
+    base: Sequence[Run], cand: Sequence[Run], critical: float | None, th: Thresholds
 ) -> MethodDiff:
-    base = [_method_runs(v, clock) for v in baseline]
-    cand = [_method_runs(v, clock) for v in candidate]
-    keys = sorted({k for run in (*base, *cand) for k in run["seen"][0]})
-    index = {k: i for i, k in enumerate(keys)}
+    keys = sorted({k for r in (*base, *cand) for k in r.keys})
+    index: dict[Any, int] = {k: i for i, k in enumerate(keys)}
 
-    def side(runs: list[dict[str, tuple[list[Key], F64]]], what: str) -> F64:
-        return _stack([r[what] for r in runs], index)
+    def side(runs: Sequence[Run], what: str) -> F64:
+        return _stack([r.keys for r in runs], [getattr(r, what) for r in runs], index)
+
+    def seen(runs: Sequence[Run]) -> Bools:
+        ones = [np.ones(len(r.keys)) for r in runs]
+        found: Bools = _stack([r.keys for r in runs], ones, index).sum(axis=0) > 0
+        return found
 
     changes = {
         what: compare(
@@ -247,8 +274,7 @@ def _methods(
         )
         for what in ("incl", "excl", "calls")
     }
-    on_base = side(base, "seen").sum(axis=0) > 0
-    on_cand = side(cand, "seen").sum(axis=0) > 0
+    on_base, on_cand = seen(base), seen(cand)
     match = name_filter(th.methods)
     chosen = np.array([match(f"{c}.{n}" if c else n, s) for c, n, s in keys], dtype=bool)
     ch = changes[th.metric]
@@ -298,39 +324,25 @@ def _status(
     return tuple(out)
 
 
-def _threads(
-    baseline: Sequence[View], candidate: Sequence[View], clock: str, critical: float | None
-) -> ThreadDiff:
-    def runs(views: Sequence[View]) -> list[tuple[list[str], F64, F64]]:
-        out = []
-        for v in views:
-            prof, th = v.profile(), v.trace.threads
-            names = [th.label(t) for t in prof.threads]
-            total = prof.thread_total[clock].astype(np.float64)
-            out.append((names, total, prof.thread_calls.astype(np.float64)))
-        return out
+def _threads(base: Sequence[Run], cand: Sequence[Run], critical: float | None) -> ThreadDiff:
+    names = sorted({n for r in (*base, *cand) for n in r.thread_names})
+    index: dict[Any, int] = {n: i for i, n in enumerate(names)}
 
-    base, cand = runs(baseline), runs(candidate)
-    names = sorted({n for run in (*base, *cand) for n in run[0]})
-    index = {n: i for i, n in enumerate(names)}
+    def side(runs: Sequence[Run], what: str) -> F64:
+        return _stack([r.thread_names for r in runs], [getattr(r, what) for r in runs], index)
 
-    def stack(side: list[tuple[list[str], F64, F64]], col: int) -> F64:
-        out = np.zeros((len(side), len(names)))
-        for r, run in enumerate(side):
-            cols = np.fromiter((index[n] for n in run[0]), dtype=np.intp, count=len(run[0]))
-            np.add.at(out[r], cols, run[col])
-        return out
-
-    def seen(side: list[tuple[list[str], F64, F64]]) -> Bools:
+    def seen(runs: Sequence[Run]) -> Bools:
         found = np.zeros(len(names), dtype=bool)
-        for run in side:
-            found[[index[n] for n in run[0]]] = True
+        for r in runs:
+            found[[index[n] for n in r.thread_names]] = True
         return found
 
     return ThreadDiff(
         name=tuple(names),
         on_base=seen(base),
         on_cand=seen(cand),
-        total=compare(stack(base, 1), stack(cand, 1), critical, RESOLUTION_NS),
-        calls=compare(stack(base, 2), stack(cand, 2), critical, 1.0),
+        total=compare(
+            side(base, "thread_total"), side(cand, "thread_total"), critical, RESOLUTION_NS
+        ),
+        calls=compare(side(base, "thread_calls"), side(cand, "thread_calls"), critical, 1.0),
     )

@@ -12,7 +12,7 @@ import argparse
 import re
 from typing import NoReturn
 
-from traceview.analysis.diff import DiffView, Thresholds, diff
+from traceview.analysis.diff import DiffView, Run, Thresholds, diff, summarise
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
@@ -111,10 +111,12 @@ def main(argv: list[str]) -> int:
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
-    base = [_run(path, args) for path in args.baseline]
+    first = options.open_trace(args.baseline[0])
     if args.clock is None:  # one clock for every run: the first baseline's default
-        args.clock = base[0].query.clock
-        base = [View(v.session, options.query(args, v.session)) for v in base]
+        args.clock = first.default_clock
+    base = [summarise(View(first, options.query(args, first)))]
+    del first  # each trace is let go once summarised: many large runs fit in memory
+    base += [_run(path, args) for path in args.baseline[1:]]
     cand = [_run(path, args) for path in args.vs]
     try:
         result = diff(base, cand, thresholds)
@@ -128,9 +130,9 @@ def main(argv: list[str]) -> int:
     return 1 if result.regressions else 0
 
 
-def _run(path: str, args: argparse.Namespace) -> View:
+def _run(path: str, args: argparse.Namespace) -> Run:
     session = options.open_trace(path)
-    return View(session, options.query(args, session))
+    return summarise(View(session, options.query(args, session)))
 
 
 def _write(

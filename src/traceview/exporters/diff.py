@@ -215,15 +215,14 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
     console.print(Text(f"{out_of}, {dv.clock} clock"))
     console.print(Text(gate_text(dv)))
     rows, more = shown_rows(dv, options.limit)
-    table = Table(header_style="bold", expand=False)
+    title = f"Methods: median {METRIC_WORDS[metric]} {dv.clock} time, ms"
+    table = Table(title=title, header_style="bold", expand=False)
     table.add_column("Status", no_wrap=True)
-    w = METRIC_WORDS[metric].capitalize()[:4]
-    for head in (f"{w} base ms", f"{w} cand ms", "Change ms", "Change"):
+    for head in ("Base", "Cand", "Δ ms", "Δ"):
         table.add_column(head, justify="right", no_wrap=True)
     table.add_column("t", justify="right", no_wrap=True)
     if wide:
-        o = METRIC_WORDS[other].capitalize()[:4]
-        table.add_column(f"{o} change", justify="right", no_wrap=True)
+        table.add_column(f"Δ {METRIC_WORDS[other][:4]}", justify="right", no_wrap=True)
         table.add_column("Calls", justify="right", no_wrap=True)
     table.add_column("Method", overflow="fold", min_width=24)
     ch, oc = m.change(metric), m.change(other)
@@ -242,15 +241,16 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
                 percent(float(oc.rel[i])),
                 f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}",
             ]
-        name = f"{m.full_name(i)} {m.signature[i]}"
+        name = Text(printable(m.full_name(i)))
+        name.append(" " + printable(m.signature[i]), style="dim")
         style = {"regression": "bold red", "improvement": "green"}.get(m.status[i], "")
-        table.add_row(*cells, Text(printable(name)), style=style)
+        table.add_row(*cells, name, style=style)
     console.print(table)
     if more:
         console.print(Text(f"({more} more rows: --limit 0 shows all)"))
     th = dv.threads
-    tt = Table(title=f"Threads ({dv.clock} time)", header_style="bold", expand=False)
-    for head in ("Base ms", "Cand ms", "Change", "t", "Calls"):
+    tt = Table(title=f"Threads: {dv.clock} time, ms", header_style="bold", expand=False)
+    for head in ("Base", "Cand", "Δ", "t", "Calls"):
         tt.add_column(head, justify="right", no_wrap=True)
     tt.add_column("Thread", overflow="fold", min_width=16)
     for i in range(len(th)):
