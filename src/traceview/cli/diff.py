@@ -13,6 +13,7 @@ import re
 from typing import NoReturn
 
 from traceview.analysis.diff import DiffView, Run, Thresholds, diff, summarise
+from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
@@ -114,7 +115,7 @@ def main(argv: list[str]) -> int:
     first = options.open_trace(args.baseline[0])
     if args.clock is None:  # one clock for every run: the first baseline's default
         args.clock = first.default_clock
-    base = [summarise(View(first, options.query(args, first)))]
+    base = [_summarise(args.baseline[0], first, args)]
     del first  # each trace is let go once summarised: many large runs fit in memory
     base += [_run(path, args) for path in args.baseline[1:]]
     cand = [_run(path, args) for path in args.vs]
@@ -131,8 +132,17 @@ def main(argv: list[str]) -> int:
 
 
 def _run(path: str, args: argparse.Namespace) -> Run:
-    session = options.open_trace(path)
-    return summarise(View(session, options.query(args, session)))
+    return _summarise(path, options.open_trace(path), args)
+
+
+def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:
+    """The run's numbers for the selection; a selection this run cannot honour (a thread or
+    clock it lacks) names the file."""
+    try:
+        q = options.query(args, session)
+    except CliError as exc:
+        raise CliError(f"{printable(path)}: {exc}") from None
+    return summarise(View(session, q))
 
 
 def _write(
