@@ -9,12 +9,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from support.plant import ALWAYS, NOISY, SOMETIMES, planted_runs
 from support.tracebuild import make_trace
 from traceview.analysis import Session, View
 from traceview.analysis.diff import DiffView, Thresholds, diff, name_filter
-from traceview.analysis.significance import compare, t_cdf, t_quantile
+from traceview.analysis.significance import compare, dof, t_cdf, t_quantile
 from traceview.model import MethodTable, Trace
 
 
@@ -211,3 +213,27 @@ def test_compare_is_robust_to_a_minority_of_outliers() -> None:
     base_out = base.copy()
     base_out[1, 0] = 300e6
     assert compare(base_out, base, t_quantile(0.95, 8), 1000.0).significant[0] == np.False_
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(1, 6),
+    st.integers(0, 2**32),
+    st.floats(0.5, 4.0),
+)
+def test_compare_is_antisymmetric_and_scale_free(nb: int, nc: int, seed: int, k: float) -> None:
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(1e6, 2e6, (nb, 4)).round()
+    cand = rng.uniform(1e6, 3e6, (nc, 4)).round()
+    crit = t_quantile(0.95, dof(nb, nc))
+    ab, ba = compare(base, cand, crit, 1.0), compare(cand, base, crit, 1.0)
+    assert np.allclose(ab.delta, -ba.delta)
+    assert ab.known == ba.known == (nb + nc > 2)
+    if ab.known:
+        assert np.allclose(ab.t, -ba.t)
+        assert np.array_equal(ab.significant, ba.significant)
+        scaled = compare(base * k, cand * k, crit, 1.0)  # the floor (1 ns) stays below σ̂
+        assert np.allclose(scaled.rel, ab.rel) and np.allclose(scaled.t, ab.t)
+    else:
+        assert np.isnan(ab.t).all() and not ab.significant.any()
