@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "tree": "top-down call tree (default: the main thread)",
     "convert": "write the trace as another variant",
     "report": "write the viewer as one self-contained HTML file",
+    "diff": "compare runs: per-method changes, a regression gate for CI",
     "demo": "open the bundled demo trace in the viewer",
 }
 

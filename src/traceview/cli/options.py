@@ -137,7 +137,7 @@ def output(target: str | None, binary: bool = False) -> Iterator[IO[Any]]:
 
 
 def write(
-    exporter: Exporter, view: View, target: str | None, options: Options | None = None
+    exporter: Exporter[View], view: View, target: str | None, options: Options | None = None
 ) -> None:
     """Render `view` with `exporter` to `target` (stdout for None or -)."""
     with output(target, exporter.binary) as out:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import PurePath
-from typing import IO, Any
+from typing import IO, Any, Generic, TypeVar
 
 from traceview.analysis.view import View
 
@@ -35,16 +35,20 @@ class Options:
 
 ExportFn = Callable[[View, IO[Any], Options], None]
 
+# what an exporter renders: a `View` for every single-trace format; the `diff` formats render
+# an `analysis.diff.DiffView` (several runs per side), through the same contract
+S = TypeVar("S")
+
 
 @dataclass(frozen=True)
-class Exporter:
+class Exporter(Generic[S]):
     """One output format: `export(view, out, options)` writes to `out` (bytes when `binary`)."""
 
     name: str
     suffixes: tuple[str, ...]
     binary: bool
     description: str
-    export: ExportFn
+    export: Callable[[S, IO[Any], Options], None]
 
 
 # name -> (module, attribute): the explicit table of every format, loaded on first use
@@ -57,25 +61,29 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "tree": ("traceview.exporters.tree", "TEXT"),
     "tree-json": ("traceview.exporters.tree", "JSON"),
     "report": ("traceview.exporters.report", "REPORT"),
+    "diff": ("traceview.exporters.diff", "TEXT"),
+    "diff-json": ("traceview.exporters.diff", "JSON"),
+    "diff-junit": ("traceview.exporters.junit", "JUNIT"),
+    "diff-markdown": ("traceview.exporters.markdown", "MARKDOWN"),
 }
 
 
-def get(name: str) -> Exporter:
+def get(name: str) -> Exporter[Any]:
     """The exporter called `name`; KeyError listing the known names otherwise."""
     try:
         module, attr = REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(REGISTRY))
         raise KeyError(f"unknown format {name!r} (known: {known})") from None
-    exporter: Exporter = getattr(import_module(module), attr)
+    exporter: Exporter[Any] = getattr(import_module(module), attr)
     return exporter
 
 
-def for_path(path: str, candidates: tuple[str, ...] | None = None) -> Exporter | None:
+def for_path(path: str, candidates: tuple[str, ...] | None = None) -> Exporter[Any] | None:
     """The exporter whose suffix ends `path` (longest suffix first), among `candidates`
     (names; default all), or None."""
     name = PurePath(path).name.lower()
-    best: tuple[int, Exporter] | None = None
+    best: tuple[int, Exporter[Any]] | None = None
     for key in candidates or tuple(REGISTRY):
         exporter = get(key)
         for suffix in exporter.suffixes:

@@ -1,0 +1,152 @@
+"""`traceview diff BASELINE... --vs CANDIDATE... [SELECTION] [THRESHOLDS] [OUTPUT]`: compare
+runs per method and per thread (analysis/diff.py) and gate on regressions (docs/diff.md).
+
+Exit status: 1 when a method regresses past the thresholds, 0 otherwise, 2 on bad input.
+Every run is opened through the one open path and selected with the shared options; the
+text table (or `--json` / `--markdown`) goes to stdout or `-o`, `--junit FILE` in addition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import NoReturn
+
+from traceview.analysis.diff import DiffView, Run, Thresholds, diff, summarise
+from traceview.analysis.session import Session
+from traceview.analysis.view import View
+from traceview.cli import options
+from traceview.cli.options import CliError
+from traceview.exporters import Exporter, Options, get
+from traceview.model import printable
+
+_PERCENT = re.compile(r"^\s*\+?([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*%?\s*$")
+
+
+def percent(text: str) -> float:
+    """`10%` or `10` -> 0.10."""
+    m = _PERCENT.match(text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"bad percentage {text!r}: e.g. 10% or 2.5%")
+    return float(m.group(1)) / 100
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad options are bad input like any other: one line, exit status 2 (cli/__init__)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"diff: {message} (see traceview diff --help)")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's options."""
+    p = _Parser(
+        prog="traceview diff",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("baseline", nargs="+", metavar="BASELINE", help="baseline runs (traces)")
+    p.add_argument(
+        "--vs", nargs="+", required=True, metavar="CANDIDATE", help="candidate runs (traces)"
+    )
+    options.add_selection(p)
+    g = p.add_argument_group("thresholds")
+    g.add_argument(
+        "--fail-above",
+        type=percent,
+        default=0.10,
+        metavar="PERCENT",
+        help="a method fails when its median time grows by more than this (default 10%%)",
+    )
+    g.add_argument(
+        "--min-time",
+        type=options.duration_ns,
+        default=1_000_000,
+        metavar="TIME",
+        help="ignore methods under this median time on both sides (default 1ms)",
+    )
+    g.add_argument(
+        "--methods",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="gate only methods matching a glob on class.method[signature], or re:REGEX "
+        "(repeatable)",
+    )
+    g.add_argument(
+        "--metric",
+        choices=("excl", "incl"),
+        default="excl",
+        help="time the gate compares: exclusive (default; points at the method that got "
+        "slower) or inclusive (also flags its callers)",
+    )
+    g.add_argument(
+        "--confidence",
+        type=percent,
+        default=0.95,
+        metavar="PERCENT",
+        help="one-sided confidence that a change exceeds the run-to-run spread (default 95%%)",
+    )
+    options.add_output(p)
+    o = p.add_argument_group("more output")
+    o.add_argument(
+        "--markdown", action="store_true", help="write Markdown (PR comment, job summary)"
+    )
+    o.add_argument("--junit", metavar="FILE", help="also write JUnit XML here (CI test report)")
+    o.add_argument("--limit", type=int, help="rows of the text/Markdown table (default 40, 0: all)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Compare the runs; 1 when a regression passes the thresholds."""
+    args = parser().parse_args(argv)
+    if args.json and args.markdown:
+        raise CliError("--json and --markdown exclude each other")
+    try:
+        thresholds = Thresholds(
+            fail_above=args.fail_above,
+            min_time_ns=args.min_time,
+            metric=args.metric,
+            confidence=args.confidence,
+            methods=tuple(args.methods),
+        )
+    except ValueError as exc:
+        raise CliError(printable(str(exc))) from None
+    first = options.open_trace(args.baseline[0])
+    if args.clock is None:  # one clock for every run: the first baseline's default
+        args.clock = first.default_clock
+    base = [_summarise(args.baseline[0], first, args)]
+    del first  # each trace is let go once summarised: many large runs fit in memory
+    base += [_run(path, args) for path in args.baseline[1:]]
+    cand = [_run(path, args) for path in args.vs]
+    try:
+        result = diff(base, cand, thresholds)
+    except ValueError as exc:
+        raise CliError(printable(str(exc))) from None
+    name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
+    opts = Options(limit=args.limit)
+    if args.junit:
+        _write(get("diff-junit"), result, args.junit, opts)
+    _write(get(name), result, args.output, opts)
+    return 1 if result.regressions else 0
+
+
+def _run(path: str, args: argparse.Namespace) -> Run:
+    return _summarise(path, options.open_trace(path), args)
+
+
+def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:
+    """The run's numbers for the selection; a selection this run cannot honour (a thread or
+    clock it lacks) names the file."""
+    try:
+        q = options.query(args, session)
+    except CliError as exc:
+        raise CliError(f"{printable(path)}: {exc}") from None
+    return summarise(View(session, q))
+
+
+def _write(
+    exporter: Exporter[DiffView], result: DiffView, target: str | None, opts: Options
+) -> None:
+    with options.output(target, exporter.binary) as out:
+        exporter.export(result, out, opts)

@@ -1,0 +1,82 @@
+"""Plant known slowdowns in a trace for the `diff` tests: scale the time a method spends on
+top of its thread's stack (its exclusive time) by a factor, and jitter every other stretch of
+time a little, as two runs of the same app never take exactly the same time.
+
+`reshape(trace, seed, jitter=0.02, slower={"pkg.Class.method": 1.3})` returns a new Trace:
+each gap between consecutive records of a thread is multiplied by U(1 - jitter, 1 + jitter)
+(seeded), and by the factor when the method running in that gap is a planted one; times are
+rebuilt by cumulative sums (rounded to whole µs, as the files hold them), so later records
+shift and the trace stays well formed. Both clocks get the same factors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from traceview.model import Trace
+
+
+def running_method(methods: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """For each record of one thread, the method running after it (-1 for none)."""
+    out = np.empty(len(methods), dtype=np.int64)
+    stack: list[int] = []
+    for i, (m, a) in enumerate(zip(methods.tolist(), actions.tolist(), strict=True)):
+        if a == 0:
+            stack.append(m)
+        elif stack:
+            stack.pop()
+        out[i] = stack[-1] if stack else -1
+    return out
+
+
+def reshape(
+    trace: Trace, seed: int, jitter: float = 0.02, slower: dict[str, float] | None = None
+) -> Trace:
+    """`trace` with every gap jittered and the exclusive time of `slower` methods scaled."""
+    me = trace.methods
+    names = [me.full_name(i) for i in range(len(me))]
+    factor_of = np.ones(len(me) + 1)  # last slot: no method running
+    for name, factor in (slower or {}).items():
+        factor_of[names.index(name)] = factor
+    rng = np.random.default_rng(seed)
+    ev = trace.events
+    cols = {c: ev.time(c).copy() for c in ev.clocks}
+    for t in range(len(trace.threads)):
+        idx = np.flatnonzero(ev.thread == t)
+        if len(idx) < 2:
+            continue
+        run = running_method(ev.method[idx], ev.action[idx])
+        scale = rng.uniform(1 - jitter, 1 + jitter, len(idx) - 1) * factor_of[run[:-1]]
+        for col in cols.values():
+            gaps = np.diff(col[idx]).astype(np.float64) * scale
+            us = np.rint(gaps / 1000).astype(np.int64) * 1000
+            col[idx] = col[idx[0]] + np.concatenate(([0], np.cumsum(us)))
+    events = replace(ev, cpu=cols.get("cpu"), wall=cols.get("wall"))
+    return replace(trace, events=events)
+
+
+# The planted scenario of the diff tests, on one generated trace (balanced, so no call is left
+# open at the end and a later shift changes nothing but the thread's length):
+SOMETIMES = "android.widget.TextView.onDraw"  # exclusive +30 % in 3 of the 5 candidate runs
+ALWAYS = "android.text.BoringLayout.isBoring"  # exclusive 2x in every candidate run
+NOISY = "android.text.StaticLayout$Builder.build"  # ±50 % run to run on both sides
+NOISY_BASE = (1.0, 1.4, 0.8, 1.3, 0.9)  # median 1.0
+NOISY_CAND = (1.15, 0.85, 1.5, 0.75, 1.35)  # median 1.15: +15 %, well within the spread
+
+
+def planted_runs(runs: int = 5) -> tuple[list[Trace], list[Trace]]:
+    """`runs` baseline and `runs` candidate traces (at most 5) of the planted scenario; every
+    gap jittered ±2 % with a different seed per run."""
+    from traceview.synth import generate
+
+    trace = generate(records=20_000, threads=3, seed=1, balanced=True)
+    base, cand = [], []
+    for i in range(runs):
+        base.append(reshape(trace, seed=i, slower={NOISY: NOISY_BASE[i]}))
+        slower = {ALWAYS: 2.0, NOISY: NOISY_CAND[i]}
+        if i < 3:
+            slower[SOMETIMES] = 1.3
+        cand.append(reshape(trace, seed=100 + i, slower=slower))
+    return base, cand
