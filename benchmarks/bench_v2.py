@@ -3,7 +3,7 @@
     python benchmarks/bench_v2.py [--records 10000000] [--generation beta] [--streaming]
 
 Builds a dual-clock Trace with numpy (16 threads, 100k methods, random enter/exit), writes it
-with `write_v2` to benchmarks/out/, then times `readers.v2.read` on the bytes (best of 3).
+with `write_v2` to benchmarks/out/, then times `traceview.readers.v2.read` on the bytes (best of 3).
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def reference_times(rows: list[tuple[int, int, int, int, int]], field: int) -> l
 def test_clock_rules_match_a_per_record_model(
     rows: list[tuple[int, int, int, int, int]], chunk: int
 ) -> None:
-    from traceview.readers import _source
+    from traceview.readers import source as _source
 
     old = _source.CHUNK_BYTES
     _source.CHUNK_BYTES = chunk  # several chunks: carries between chunks are exercised

@@ -8,7 +8,7 @@ import pytest
 import traceview
 from support import readers_bytes as rb
 from traceview.model import Trace
-from traceview.readers import _source
+from traceview.readers import source as _source
 
 
 def load(data: bytes) -> Trace:

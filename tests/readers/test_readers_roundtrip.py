@@ -92,7 +92,7 @@ def test_sampled_guess() -> None:
 def test_chunked_file_reading_matches_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from traceview.readers import _source
+    from traceview.readers import source as _source
 
     trace = generate(records=20000, threads=6, seed=9)
     path = tmp_path / "big.trace"

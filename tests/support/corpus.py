@@ -9,7 +9,19 @@ import pytest
 
 import traceview
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+def _find_corpus() -> Path:
+    """`../shared/corpus` of the project root, or of any folder above it (a git worktree
+    checked out deeper, e.g. /work/wt/name, still finds /work/shared/corpus)."""
+    root = Path(__file__).resolve().parents[2]
+    for folder in (root, *root.parents):
+        candidate = folder.parent / "shared" / "corpus"
+        if candidate.is_dir():
+            return candidate
+    return root.parent / "shared" / "corpus"
+
+
+CORPUS = _find_corpus()
 
 
 def corpus_files() -> list[Path]:

@@ -1,8 +1,10 @@
 """Readers: detect the variant from the bytes and dispatch to one module per on-disk variant.
 
-`load(path | bytes | file)` unwraps gzip, sniffs the first bytes (`sniff.py`) and calls
-`regular` (key + data), `keydata` (split pair / bare data), `streaming` (0xF1-0xF3) or `v2`
-(ART V2). Regular files are decoded from disk in chunks; the other variants are read whole.
+`load(path | bytes | file)` unwraps gzip, asks `sniff.choose` which reader the first bytes
+call for and hands it the bytes: `v1/regular` (key + data), `v1/split` (split pair / bare
+data), `v1/streaming` (0xF1-0xF3) or `v2` (ART V2), all behind the same `sniff` + `read`
+contract and ending in the one assembly step (`assemble.py`). Regular files are decoded from
+disk in chunks; the other variants are read whole.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
-from traceview.readers import keydata, regular, streaming
-from traceview.readers._source import Source
-from traceview.readers.sniff import sniff
+from traceview.readers.sniff import choose, is_gzip
+from traceview.readers.source import Source
+from traceview.readers.v1 import split
 
 __all__ = ["load"]
 
@@ -42,51 +44,42 @@ def load(source: str | os.PathLike[str] | bytes | bytearray | memoryview | Binar
 
 def _load_path(path: Path) -> Trace:
     if not path.exists():
-        pair = keydata.find_pair(path)
+        pair = split.find_pair(path)
         if pair is None:
             raise FileNotFoundError(f"{path}: no such file (nor {path}.key + {path}.data)")
         return _load_split(*pair, str(path))
     with path.open("rb") as f:
         head = f.read(_HEAD)
-        kind = sniff(head)
-        if kind == "regular":
-            pair = keydata.find_pair(path) if path.suffix == ".key" else None
+        if not is_gzip(head):
+            name, reader = choose(head)
+            pair = None
+            if name == "data" or (name == "regular" and path.suffix == ".key"):
+                pair = split.find_pair(path)
             if pair is not None:
                 return _load_split(*pair, str(path))
-            return regular.read(Source(file=f), source=str(path))
-        if kind == "data":
-            pair = keydata.find_pair(path)
-            if pair is not None:
-                return _load_split(*pair, str(path))
-            return keydata.read_data_only(Source(file=f), source=str(path))
+            if name in ("regular", "data"):
+                return reader.read(Source(file=f), source=str(path))
         f.seek(0)
         return _load_bytes(f.read(), str(path))
 
 
 def _load_split(key: Path, data: Path, label: str) -> Trace:
     with key.open("rb") as kf, data.open("rb") as df:
-        return keydata.read_split(Source(file=kf), Source(file=df), source=label)
+        return split.read_split(Source(file=kf), Source(file=df), source=label)
 
 
 def _load_bytes(data: bytes | memoryview, source: str | None, depth: int = 0) -> Trace:
-    kind = sniff(bytes(data[:_HEAD]))
-    if kind == "gzip" and depth < 2:
+    head = bytes(data[:_HEAD])
+    if is_gzip(head):
+        if depth >= 2:
+            raise TraceFormatError("gzip inside gzip inside gzip", offset=0)
         inner, note = _gunzip(data)
         trace = _load_bytes(inner, source, depth + 1)
         if note is not None:
             trace.diagnostics.insert(0, note)
         return trace
-    if kind == "regular":
-        return regular.read(Source(data), source=source)
-    if kind == "data":
-        return keydata.read_data_only(Source(data), source=source)
-    if kind == "streaming":
-        return streaming.read(bytes(data), source=source)
-    if kind == "v2":
-        from traceview.readers import v2  # loaded only for V2 files
-
-        return v2.read(data, source=source)
-    raise TraceFormatError("gzip inside gzip inside gzip", offset=0)
+    _, reader = choose(head)
+    return reader.read(Source(data), source=source)
 
 
 def _gunzip(data: bytes | memoryview) -> tuple[bytes, Diagnostic | None]:

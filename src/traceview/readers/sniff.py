@@ -1,54 +1,61 @@
-"""Content sniffing: which trace variant the first bytes announce, or which other format it is.
+"""Content sniffing: which reader the first bytes call for, or which other format they are.
 
-Only the bytes decide (never the file name). Recognised non-ART formats (simpleperf, Perfetto,
-systrace/atrace, Chrome JSON, the Android 16 long-running dump) raise `NotATraceError` naming
-them; anything else names its first bytes.
+Only the bytes decide (never the file name). Every variant module answers `sniff(head)`;
+`choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
+file mode starts with summary text). Recognised non-ART formats (simpleperf, Perfetto,
+systrace/atrace, Chrome JSON, the Android 16 long-running dump) raise `NotATraceError`
+naming them; anything else names its first bytes and the variants tried.
 """
 
 from __future__ import annotations
 
 import struct
-from typing import Literal
+from typing import Protocol
 
-from traceview.model import NotATraceError, TraceFormatError
+from traceview.model import NotATraceError, Trace, TraceFormatError
+from traceview.readers import v2
+from traceview.readers.source import Source
+from traceview.readers.v1 import regular, split, streaming
 
-Kind = Literal["gzip", "regular", "data", "streaming", "v2"]
 GZIP = b"\x1f\x8b"
 _EXPECTED = "'*version' or 'SLOW'"
 
 
-def _v2_after_key(head: bytes) -> bool:
-    """True for the earliest V2 file mode (2024): summary text first, then a V2 `SLOW` header."""
-    end = head.find(b"*end\n")
-    if end < 0:
-        return False
-    at = end + 5
-    if head[at : at + 4] != b"SLOW" or len(head) < at + 6:
-        return False
-    (version,) = struct.unpack_from("<H", head, at + 4)
-    return version in (4, 5, 0xF4, 0xF5)
+class Reader(Protocol):
+    """The contract of one variant module: recognise its first bytes, read a whole file."""
+
+    def sniff(self, head: bytes) -> bool: ...
+
+    def read(self, src: Source, *, source: str | None = None) -> Trace: ...
 
 
-def sniff(head: bytes) -> Kind:
-    """The kind of trace `head` (the first few KB) starts; raises for anything else."""
+READERS: tuple[tuple[str, Reader], ...] = (
+    ("v2", v2),
+    ("regular", regular),
+    ("data", split),
+    ("streaming", streaming),
+)
+
+
+def is_gzip(head: bytes) -> bool:
+    """The gzip magic."""
+    return head.startswith(GZIP)
+
+
+def choose(head: bytes) -> tuple[str, Reader]:
+    """The (name, module) of the reader for a file starting with `head` (the first few KB);
+    raises for anything no reader takes."""
     if not head:
         raise NotATraceError("empty file", offset=0, expected=_EXPECTED, found="0 bytes")
-    if head.startswith(GZIP):
-        return "gzip"
-    if head.startswith((b"*version", b"\xef\xbb\xbf*version")):
-        return "v2" if _v2_after_key(head) else "regular"
+    for name, reader in READERS:
+        if reader.sniff(head):
+            return name, reader
     if head.startswith(b"SLOW"):
         if len(head) < 6:
             raise TraceFormatError(
                 "data header is truncated", offset=len(head), expected="a u2 version", found="EOF"
             )
         (version,) = struct.unpack_from("<H", head, 4)
-        if version in (1, 2, 3):
-            return "data"
-        if version in (0xF1, 0xF2, 0xF3):
-            return "streaming"
-        if version in (4, 5, 0xF4, 0xF5):
-            return "v2"
         raise TraceFormatError(
             "unsupported method-trace version",
             offset=4,
@@ -63,8 +70,9 @@ def sniff(head: bytes) -> Kind:
             expected=_EXPECTED,
             found=_hex(head),
         )
+    tried = ", ".join(name for name, _ in READERS)
     raise NotATraceError(
-        f"not an Android method trace: first bytes are {_hex(head)}",
+        f"not an Android method trace (tried {tried}): first bytes are {_hex(head)}",
         offset=0,
         expected=_EXPECTED,
         found=repr(head[:8]),

@@ -1,8 +1,8 @@
 """The V2 packet walk: split the bytes after the 32-byte header into thread/method infos,
 entry blocks and the summary, for one entry-block layout, stopping cleanly at damage.
 
-`readers/v2.py` calls `probe` to pick the layout (generation x clock count) whose block headers
-chain exactly through the file, then `walk` once with it; `_v2blocks.py` decodes the blocks.
+`v2/walk.py` calls `probe` to pick the layout (generation x clock count) whose block headers
+chain exactly through the file, then `walk` once with it; `blocks.py` decodes the blocks.
 Per-packet work is a few `struct` reads, so 100k method infos cost a fraction of a second.
 """
 
@@ -187,7 +187,7 @@ def _block(data: bytes, pos: int, layout: Layout) -> Block | None:
         cpu, wall = struct.unpack_from("<II", data, at)
         at += 8
     else:
-        (wall,) = _U4.unpack_from(data, at)  # the one clock; v2.py moves it if it is cpu
+        (wall,) = _U4.unpack_from(data, at)  # the one clock; reader.py moves it if it is cpu
         at += 4
     rest, size = _U2U2.unpack_from(data, at)
     payload = at + 4

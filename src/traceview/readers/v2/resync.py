@@ -1,6 +1,6 @@
 """Resynchronise the V2 packet walk after damage: find where whole packets start again.
 
-`readers/v2.py` calls `find_resync` when the walk stops on garbage (or on a block whose size
+`v2/walk.py` calls `find_resync` when the walk stops on garbage (or on a block whose size
 runs past the end of the file while much more follows); the bytes in between are skipped
 with a diagnostic instead of losing the rest of the trace. Candidates are filtered with
 numpy (type byte 0-3, lengths that fit), then confirmed by walking a few checked packets.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from traceview.readers._v2packets import Layout, method_text_ok, walk
+from traceview.readers.v2.packets import Layout, method_text_ok, walk
 
 WINDOW = 1 << 20  # look at most 1 MiB past the damage
 ATTEMPTS = 4000  # confirmations tried at most

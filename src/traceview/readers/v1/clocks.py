@@ -1,6 +1,6 @@
 """Per-thread state of one V1 clock across record chunks: 32-bit unwrap and backwards clamp.
 
-Used by `RecordDecoder` (`_records.py`) once per clock per chunk, on the chunk's times grouped
+Used by `RecordDecoder` (`records.py`) once per clock per chunk, on the chunk's times grouped
 by thread row. V1 times are u32 µs: within a thread a drop of more than 2^31 is a wrap (add
 2^32), a smaller drop is time going backwards (clamped to the thread's running maximum).
 The common case (no wrap, no drop, no carried offset) returns None: the raw values stand.

@@ -1,11 +1,12 @@
 """Reader for ART's V2 method traces (`SLOW` versions 4/5 in file mode, 0xF4/0xF5 streaming).
 
-Called by `readers/__init__.py` after sniffing: `read(data, source=...) -> Trace`. The flow:
-32-byte header, a packet walk (`_v2packets`) whose entry-block layout (generation alpha, beta
-or gamma, see format.md §1.7) is chosen by checking which layout chains exactly through the
-bytes, vectorised block decoding (`_v2blocks`, `_leb128`), then tables (`_v2tables`) with
-every time converted to int64 ns (µs before 2025-03, ns after, TSC ticks for gamma).
-Salvageable damage becomes diagnostics; only a file with nothing usable raises.
+Called through `v2.read` after sniffing: `read_bytes(data, source=...) -> Trace`. The flow:
+32-byte header, a packet walk (`walk.py`, `packets.py`) whose entry-block layout (generation
+alpha, beta or gamma, see format.md §1.7) is chosen by checking which layout chains exactly
+through the bytes, vectorised block decoding (`blocks.py`, `leb128.py`), infos to rows
+(`infos.py`), every time converted to int64 ns (`units.py`: µs before 2025-03, ns after, TSC
+ticks for gamma), then the shared assembly (`assemble.py`). Salvageable damage becomes
+diagnostics; only a file with nothing usable raises.
 """
 
 from __future__ import annotations
@@ -19,29 +20,29 @@ from traceview.model import (
     Clock,
     Diagnostic,
     EventTable,
-    Header,
     Trace,
     TraceFormatError,
     thread_index_dtype,
 )
-from traceview.readers._summary import check_record_count, elapsed_ns, overflow_flag, to_int
-from traceview.readers._v2blocks import Records, decode_blocks, rejoin_continued
-from traceview.readers._v2packets import HEADER_SIZE, Layout, Walk
-from traceview.readers._v2tables import build_methods, build_threads, parse_summary
-from traceview.readers._v2time import (
+from traceview.readers.assemble import About, assemble
+from traceview.readers.summary import elapsed_ns
+from traceview.readers.v2.blocks import Records, decode_blocks, rejoin_continued
+from traceview.readers.v2.infos import build_methods, build_threads, parse_summary
+from traceview.readers.v2.packets import HEADER_SIZE, Layout, Walk
+from traceview.readers.v2.units import (
     clamp_backwards,
     fix_wall_unit_bug,
     sampling,
     to_ns,
     unit_of,
 )
-from traceview.readers._v2walk import scan
+from traceview.readers.v2.walk import scan
 
 MAGIC = b"SLOW"
 VERSIONS = (4, 5, 0xF4, 0xF5)
 
 
-def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
+def read_bytes(data: bytes | memoryview, *, source: str | None = None) -> Trace:
     """Read one V2 trace from its bytes (the whole file, gzip already removed)."""
     buf = bytes(data)
     diags: list[Diagnostic] = []
@@ -82,7 +83,7 @@ def read(data: bytes | memoryview, *, source: str | None = None) -> Trace:
                 "clock and units are taken from the header and the data",
             )
         )
-    return _assemble(buf, arr, found, layout, version, key_version, options, diags, base, source)
+    return _build(buf, arr, found, layout, version, key_version, options, diags, base, source)
 
 
 def _check_header(buf: bytes, base: int) -> int:
@@ -124,7 +125,7 @@ def _choose_alpha_chain(arr: npt.NDArray[np.uint8], found: Walk, layout: Layout)
     return best
 
 
-def _assemble(
+def _build(
     buf: bytes,
     arr: npt.NDArray[np.uint8],
     found: Walk,
@@ -204,29 +205,24 @@ def _assemble(
         wall = clamp_backwards(rec.block, block_rows, wall, "wall", diags)
     if cpu is not None:
         cpu = clamp_backwards(rec.block, block_rows, cpu, "cpu", diags)
-    overflow = overflow_flag(options, diags)
-    check_record_count(options, len(rec.action), "the entry blocks", diags)
     last_clock = wall if wall is not None else cpu
     sampled, interval = sampling(rec.block, last_clock) if last_clock is not None else (False, None)
     start = header_start[0]
-    start_us = start // 1000 if unit != "us" else start
-    header = Header(
+    about = About(
         variant="v2-streaming" if version & 0xF0 else "v2",
         version=version,
         clock=clock,
         key_version=key_version,
-        vm=options.get("vm"),
-        pid=to_int(options.get("pid")),
-        start_time_us=start_us,
-        elapsed_ns=elapsed,
-        overflow=overflow,
         options=options,
+        start_time_us=start // 1000 if unit != "us" else start,
+        elapsed_ns=elapsed,
         sampled=sampled,
         sampling_interval_us=interval,
         entry_format=layout.generation if found.blocks else None,
+        records_where="the entry blocks",
     )
     events = EventTable(thread_col, method_col, rec.action.astype(np.uint8), cpu, wall)
-    return Trace(header, threads, methods, events, diags, source)
+    return assemble(about, threads, methods, events, diags, source)
 
 
 def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> Clock:

@@ -7,11 +7,12 @@ bytes of a `.data` file cannot name their key). A data file with no key becomes 
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 from traceview.model import Diagnostic, Trace
-from traceview.readers._source import Source
-from traceview.readers.regular import read_data, read_key
+from traceview.readers.source import Source
+from traceview.readers.v1.regular import read_data, read_key
 
 
 def find_pair(path: Path) -> tuple[Path, Path] | None:
@@ -47,6 +48,18 @@ def read_split(key_src: Source, data_src: Source, *, source: str | None = None) 
             )
         )
     return read_data(data_src, 0, key, variant="split", diags=diags, source=source)
+
+
+def sniff(head: bytes) -> bool:
+    """A bare data section: `SLOW` with version 1, 2 or 3."""
+    return (
+        head[:4] == b"SLOW" and len(head) >= 6 and struct.unpack_from("<H", head, 4)[0] in (1, 2, 3)
+    )
+
+
+def read(src: Source, *, source: str | None = None) -> Trace:
+    """Read a bare `SLOW` v1-3 data section (variant "data-only"); `load` finds the pair."""
+    return read_data_only(src, source=source)
 
 
 def read_data_only(src: Source, *, source: str | None = None) -> Trace:

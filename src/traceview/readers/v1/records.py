@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
-from traceview.readers._clocks import ThreadClock
+from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]

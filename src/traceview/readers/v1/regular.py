@@ -1,6 +1,6 @@
 """Reader for V1 non-streaming traces: key text, then a `SLOW` v1-3 data section of records.
 
-Also the engine of the split (`.key` + `.data`) and data-only variants (`keydata.py`): the key
+Also the engine of the split (`.key` + `.data`) and data-only variants (`split.py`): the key
 may come from another source, or be absent. Records are decoded chunk by chunk straight from
 the file into preallocated columns (`Source.records`, `RecordDecoder`).
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import struct
 
 from traceview.model import Diagnostic, Trace, TraceFormatError, Variant
-from traceview.readers._assemble import assemble
-from traceview.readers._header import KeyText, find_key_end, parse_key
-from traceview.readers._layout import layout_for, parse_data_header, resolve_clock
-from traceview.readers._records import RecordDecoder
-from traceview.readers._source import Source
+from traceview.readers.keytext import KeyText, find_key_end, parse_key
+from traceview.readers.source import Source
+from traceview.readers.v1.header import layout_for, parse_data_header, resolve_clock
+from traceview.readers.v1.records import RecordDecoder
+from traceview.readers.v1.tables import finish
 
 _HEAD = 1 << 20
 _TEXT = 64 << 20
@@ -37,6 +37,11 @@ def read_key(src: Source, diags: list[Diagnostic], *, where: str = "key section"
             )
         size *= 4
     return parse_key(head, diags, where=where)
+
+
+def sniff(head: bytes) -> bool:
+    """A key section first: `*version`, maybe after a UTF-8 BOM (V2 is asked before)."""
+    return head.startswith((b"*version", b"\xef\xbb\xbf*version"))
 
 
 def read(src: Source, *, source: str | None = None) -> Trace:
@@ -118,7 +123,7 @@ def read_data(
                 "a bare data section without a key: threads are unnamed and methods read (0x…)",
             )
         )
-    return assemble(
+    return finish(
         dec,
         key,
         variant=variant,

@@ -13,23 +13,33 @@ import struct
 import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
-from traceview.readers._assemble import assemble
-from traceview.readers._header import (
+from traceview.readers.keytext import (
     KeyText,
     MethodLine,
     NameDecoder,
     parse_key,
     parse_method_line,
 )
-from traceview.readers._layout import layout_for, parse_data_header, resolve_clock
-from traceview.readers._records import RecordDecoder
-from traceview.readers._source import Source
+from traceview.readers.source import Source
+from traceview.readers.v1.header import layout_for, parse_data_header, resolve_clock
+from traceview.readers.v1.records import RecordDecoder
+from traceview.readers.v1.tables import finish
 
 OP_METHOD, OP_THREAD, OP_SUMMARY = 1, 2, 3
 
 
-def read(data: bytes, *, source: str | None = None) -> Trace:
-    """Read a V1 streaming trace held in memory."""
+def sniff(head: bytes) -> bool:
+    """`SLOW` with version 0xF1, 0xF2 or 0xF3."""
+    return (
+        head[:4] == b"SLOW"
+        and len(head) >= 6
+        and struct.unpack_from("<H", head, 4)[0] in (0xF1, 0xF2, 0xF3)
+    )
+
+
+def read(src: Source, *, source: str | None = None) -> Trace:
+    """Read a V1 streaming trace (the whole stream is walked in memory)."""
+    data = src.read(0, src.size)
     diags: list[Diagnostic] = []
     hdr = parse_data_header(data[:64], 0, diags)
     if hdr.version & 0x0F not in (1, 2, 3):
@@ -157,7 +167,7 @@ def read(data: bytes, *, source: str | None = None) -> Trace:
     dec = RecordDecoder(layout, total, list(threads), list(methods))
     for chunk in Source(records).records(0, total, layout.dtype()):
         dec.feed(chunk)
-    return assemble(
+    return finish(
         dec,
         key,
         variant="streaming" if summary is not None else "streaming-nosummary",

@@ -1,8 +1,9 @@
-"""Build the V2 thread and method tables and read the V2 summary text.
+"""V2 thread and method info packets, to the rows of the shared assembly (`assemble.py`).
 
-`readers/v2.py` calls these after the packet walk: thread infos (real u4 tids, last name
+`v2/reader.py` calls these after the packet walk: thread infos (real u4 tids, last name
 wins), method infos (u8 `ArtMethod*` ids, `class\\tname\\tsig\\tfile[\\tline]` text) plus rows
-for ids the records use but no info declared. Names are decoded losslessly.
+for ids the records use but no info declared; and the V2 summary text. Names are decoded
+losslessly.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic, MethodTable, ThreadTable
-from traceview.readers._header import decode_name, int32, is_int, parse_key
-from traceview.readers._idmap import IdMap
+from traceview.readers.assemble import MethodFields, method_table, thread_table
+from traceview.readers.idmap import IdMap
+from traceview.readers.keytext import decode_name, int32, is_int, parse_key
 
 U64 = npt.NDArray[np.uint64]
 I32 = npt.NDArray[np.int32]
@@ -20,7 +22,7 @@ I32 = npt.NDArray[np.int32]
 
 def parse_summary(text: bytes, diags: list[Diagnostic]) -> tuple[int | None, dict[str, str]]:
     """The `*version` number and the key=value options of a V2 summary, in file order
-    (the V1 key parser of `_header.py`; a V2 summary has no thread or method lines)."""
+    (the V1 key parser of `keytext.py`; a V2 summary has no thread or method lines)."""
     key = parse_key(text, diags, where="summary")
     return key.version, key.options
 
@@ -63,7 +65,7 @@ def build_threads(
                 count=len(unnamed),
             )
         )
-    table = ThreadTable(id=np.array(order, dtype=np.int64), name=tuple(names.get(t) for t in order))
+    table = thread_table(order, [names.get(t) for t in order])
     return table, {t: i for i, t in enumerate(order)}
 
 
@@ -89,13 +91,8 @@ def build_methods(
     unknown = np.unique(used[miss]) if miss.any() else np.zeros(0, dtype=np.uint64)
     if len(unknown):
         rows[miss] = len(declared_ids) + np.searchsorted(unknown, used[miss])
-    cls, name, sig, src, line, kinds = _parse_texts(list(texts.values()))
-    for value in unknown.tolist():
-        cls.append(f"(0x{value:x})")
-        name.append("")
-        sig.append("")
-        src.append("")
-        line.append(-1)
+    cols = _parse_texts(list(texts.values()))
+    kinds = cols[5]
     if dup:
         diags.append(
             Diagnostic(
@@ -122,18 +119,8 @@ def build_methods(
             diags.append(
                 Diagnostic(code, f"{kinds[kind]} method info text(s) {what}", count=kinds[kind])
             )
-    ids = np.concatenate([declared_ids, unknown.astype(np.uint64)])
-    declared = np.zeros(len(ids), dtype=bool)
-    declared[: len(declared_ids)] = True
-    table = MethodTable(
-        id=ids,
-        class_name=tuple(cls),
-        name=tuple(name),
-        signature=tuple(sig),
-        source_file=tuple(src),
-        line=np.array(line, dtype=np.int32),
-        declared=declared,
-    )
+    fields = MethodFields(cols[0], cols[1], cols[2], cols[3], cols[4])
+    table = method_table(declared_ids, fields, unknown)
     return table, rows.astype(np.int32)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from traceview.readers._leb128 import decode, segmented_cumsum
-from traceview.readers._v2packets import Block, Layout
+from traceview.readers.v2.leb128 import decode, segmented_cumsum
+from traceview.readers.v2.packets import Block, Layout
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]

@@ -1,7 +1,7 @@
 """Time units of V2 traces: pick the unit, convert to int64 ns, repair the 2025 wall-unit bug
 and clamp backwards steps so every thread's clocks are non-decreasing.
 
-Used by `readers/v2.py` after block decoding (format.md §1.6: µs before 2025-03, ns after,
+Used by `v2/reader.py` after block decoding (format.md §1.6: µs before 2025-03, ns after,
 `elapsed-time-nsec` marks ns; the 2025-03..06 ART wrote wall "ns" that were really µs).
 """
 
@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
-from traceview.readers._summary import guess_sampling
-from traceview.readers._v2packets import Layout
+from traceview.readers.summary import guess_sampling
+from traceview.readers.v2.packets import Layout
 
 I64 = npt.NDArray[np.int64]
 

@@ -1,6 +1,6 @@
 """Decode V2 entry blocks into per-record columns (raw file units), one generation each.
 
-`readers/v2.py` hands over the blocks found by `_v2packets.walk`; beta and alpha payloads are
+`v2/reader.py` hands over the blocks found by `packets.walk`; beta and alpha payloads are
 decoded with whole-array LEB decoding over groups of blocks and segmented cumulative sums;
 gamma (provisional, Perfetto's layout) needs a per-record walk because an entry carries one
 more LEB than an exit. Damaged blocks are decoded alone and keep their complete records.
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from traceview.readers._idmap import IdMap
-from traceview.readers._leb128 import Lebs, decode, segmented_cumsum, sign_extend
-from traceview.readers._v2gamma import decode_gamma
-from traceview.readers._v2packets import Block, Layout
+from traceview.readers.idmap import IdMap
+from traceview.readers.v2.gamma import decode_gamma
+from traceview.readers.v2.leb128 import Lebs, decode, segmented_cumsum, sign_extend
+from traceview.readers.v2.packets import Block, Layout
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -229,7 +229,7 @@ def _unwrap_blocks(col: I64, blocks: list[Block], head: I64, sizes: I64) -> I64:
 
 
 def _gamma(arr: U8, blocks: list[Block], layout: Layout) -> Records:
-    """Gamma blocks, decoded by `_v2gamma` (its records have a data-dependent length)."""
+    """Gamma blocks, decoded by `gamma.py` (its records have a data-dependent length)."""
     block_of, method, action, times, damaged = decode_gamma(arr, blocks, layout)
     return Records(block_of, method, action, times, damaged)
 

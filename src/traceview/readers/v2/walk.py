@@ -1,8 +1,8 @@
 """The V2 packet walk as the reader drives it: walk to the first entry block, choose the
-block layout (`_v2packets.probe`, then declared method ids to break ties), walk the rest,
-and resynchronise after damage (`_v2resync`), turning every stop into a diagnostic.
+block layout (`packets.probe`, then declared method ids to break ties), walk the rest,
+and resynchronise after damage (`resync.py`), turning every stop into a diagnostic.
 
-Called once per file by `readers/v2.py`; block decoding happens afterwards in `_v2blocks`.
+Called once per file by `v2/reader.py`; block decoding happens afterwards in `blocks.py`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
-from traceview.readers._idmap import IdMap
-from traceview.readers._v2blocks import decode_blocks
-from traceview.readers._v2packets import HEADER_SIZE, Layout, Walk, prefix, probe, walk
-from traceview.readers._v2resync import find_resync
+from traceview.readers.idmap import IdMap
+from traceview.readers.v2.blocks import decode_blocks
+from traceview.readers.v2.packets import HEADER_SIZE, Layout, Walk, prefix, probe, walk
+from traceview.readers.v2.resync import find_resync
 
 
 def scan(

@@ -1,39 +1,30 @@
-"""The final assembly of a V1 `Trace` from a finished `RecordDecoder` and the key text.
+"""V1 records decoded, to tables: the last V1 step before the shared assembly (`assemble.py`).
 
-Every V1 reader ends here: `assemble` builds the thread/method/event tables and the header,
-and adds the whole-trace diagnostics (unknown ids, overflow, the 2025 wall-clock unit bug)
-and the sampling guess (format.md §1.9).
+Every V1 reader (regular, split, data-only, streaming) ends in `finish`: it adds what only V1
+can tell (Dalvik's unwritten records, ids missing from the key, the 2025 wall-clock unit bug
+seen in µs spans, the sampling guess) and hands the columns to `assemble`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from traceview.model import (
     Clock,
     Diagnostic,
     EventTable,
-    Header,
     MethodTable,
-    ThreadTable,
     Trace,
     Variant,
     thread_index_dtype,
 )
-from traceview.readers._header import KeyText
-from traceview.readers._records import RecordDecoder
-from traceview.readers._summary import (
-    check_record_count,
-    elapsed_ns,
-    guess_sampling,
-    overflow_flag,
-    to_int,
-)
+from traceview.readers.assemble import About, MethodFields, assemble, method_table, thread_table
+from traceview.readers.keytext import KeyText
+from traceview.readers.summary import elapsed_ns, guess_sampling
+from traceview.readers.v1.records import RecordDecoder
 
 
-def assemble(
+def finish(
     dec: RecordDecoder,
     key: KeyText | None,
     *,
@@ -109,27 +100,22 @@ def assemble(
             )
     deltas = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
     sampled, interval = guess_sampling(deltas) if deltas is not None else (False, None)
-    overflow = overflow_flag(options, diags)
-    if variant in ("regular", "split"):
-        check_record_count(options, n, "the data section", diags)
     thread_col = dec.thread[:n]
     tdtype = thread_index_dtype(len(dec.thread_ids))
     if thread_col.dtype != tdtype:
         thread_col = thread_col.astype(tdtype)
-    header = Header(
+    about = About(
         variant=variant,
         version=version,
         clock=clock,
         key_version=key.version if key else None,
-        vm=options.get("vm"),
-        pid=to_int(options.get("pid")),
+        options=options,
         start_time_us=start_time_us,
         elapsed_ns=elapsed,
-        overflow=overflow,
-        options=options,
         record_size=dec.layout.record_size,
         sampled=sampled,
         sampling_interval_us=interval,
+        records_where="the data section" if variant in ("regular", "split") else None,
     )
     events = EventTable(
         thread=thread_col,
@@ -138,38 +124,22 @@ def assemble(
         cpu=times.get("cpu"),
         wall=times.get("wall"),
     )
-    threads = ThreadTable(id=np.array(dec.thread_ids, dtype=np.int64), name=tuple(thread_names))
-    return Trace(header, threads, methods, events, diags, source)
+    threads = thread_table(dec.thread_ids, thread_names)
+    return assemble(about, threads, methods, events, diags, source)
 
 
 def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
+    """Key methods in key order (with their names), then ids only the records use."""
     lines = key.methods if key else {}
-    cls, name, sig, src, line = [], [], [], [], []
-    for mid in dec.method_ids:
+    declared = dec.method_ids[: len(dec.method_ids) - len(dec.new_methods)]
+    fields = MethodFields()
+    for mid in declared:
         m = lines.get(mid)
         if m is None:
-            cls.append(f"(0x{mid:x})")
-            name.append("")
-            sig.append("")
-            src.append("")
-            line.append(-1)
+            fields.add(f"(0x{mid:x})", "", "", "", -1)
         else:
-            cls.append(m.class_name)
-            name.append(m.name)
-            sig.append(m.signature)
-            src.append(m.source_file)
-            line.append(m.line)
-    declared = np.zeros(len(dec.method_ids), dtype=bool)
-    declared[: len(dec.method_ids) - len(dec.new_methods)] = True
-    return MethodTable(
-        id=np.array(dec.method_ids, dtype=np.uint64),
-        class_name=tuple(cls),
-        name=tuple(name),
-        signature=tuple(sig),
-        source_file=tuple(src),
-        line=np.array(line, dtype=np.int32),
-        declared=declared,
-    )
+            fields.add(m.class_name, m.name, m.signature, m.source_file, m.line)
+    return method_table(declared, fields, dec.new_methods)
 
 
 def _sample(items: list[int] | list[str], k: int = 5) -> str:

@@ -2,7 +2,7 @@
 
 A LEB ends at every byte below 0x80, so the terminators give every LEB's start and length at
 once; values are assembled with at most ten masked gathers (one per byte position), never a
-per-value Python loop. `readers/_v2blocks.py` and `_v2gamma.py` use it on whole payload runs
+per-value Python loop. `blocks.py` and `gamma.py` use it on whole payload runs
 and turn the decoded deltas into values with `segmented_cumsum` (the encoder lives in
 `writer/_leb128.py`: readers and writer do not import each other).
 """

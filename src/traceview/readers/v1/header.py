@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from traceview.model import Clock, Diagnostic, TraceFormatError
-from traceview.readers._records import Layout
+from traceview.readers.v1.records import Layout
 
 MAGIC = b"SLOW"
 
