@@ -25,7 +25,10 @@ def default_workers() -> int:
     env = os.environ.get("TRACEVIEW_WORKERS", "1")
     if env == "auto":
         return max(1, min(os.cpu_count() or 1, 4))
-    return max(1, int(env)) if env.isdigit() else 1
+    # ASCII digits only ('²'.isdigit() is True), and few of them (int() refuses 4300+)
+    if env.isascii() and env.isdigit() and len(env) <= 3:
+        return max(1, int(env))
+    return 1
 
 
 def parallel_imap(

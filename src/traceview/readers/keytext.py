@@ -100,15 +100,17 @@ def find_key_end(data: bytes | memoryview, start: int = 0) -> int | None:
 
 
 def parse_id(text: str) -> int | None:
-    """A method id as ART/Dalvik print it: hex with or without 0x, `0`, upper case, `(nil)`."""
+    """A method id as ART/Dalvik print it: hex with or without 0x, `0`, upper case, `(nil)`;
+    ASCII hex digits only and below 2**64 (None otherwise)."""
     text = text.strip()
     if text == "(nil)":
         return 0
-    try:
-        value = int(text, 16)
-    except ValueError:
+    if text[:2] in ("0x", "0X"):
+        text = text[2:]
+    digits = text.lstrip("0")
+    if not text or len(digits) > 16 or not _is_ascii_digits(text, _HEX):
         return None
-    return value if value >= 0 else None
+    return int(text, 16)
 
 
 def parse_method_line(line: str) -> MethodLine | None:
@@ -187,8 +189,9 @@ def parse_key(data: bytes, diags: list[Diagnostic], *, where: str = "key section
             continue
         if expect_version:
             expect_version = False
-            if ln.strip().isdigit():
-                key.version = int(ln.strip())
+            number = decimal(ln, limit=0xFFFF)
+            if number is not None and number >= 0:
+                key.version = number
                 continue
         if section == "methods":
             method = parse_method_line(ln)
@@ -202,8 +205,8 @@ def parse_key(data: bytes, diags: list[Diagnostic], *, where: str = "key section
             tid_text, tab, name = ln.partition("\t")
             if not tab:
                 tid_text, _, name = ln.strip().partition(" ")
-            if tid_text.strip().isdigit():
-                tid = int(tid_text)
+            tid = decimal(tid_text)
+            if tid is not None and tid >= 0 and not tid_text.strip().startswith("-"):
                 if tid in key.threads:
                     dup_threads += 1
                 key.threads[tid] = name
@@ -239,12 +242,36 @@ def parse_key(data: bytes, diags: list[Diagnostic], *, where: str = "key section
     return key
 
 
-def is_int(text: str) -> bool:
-    """A (possibly negative) decimal integer, surrounding blanks allowed."""
+_DEC = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
+MAX_DIGITS = 20  # 2**64 has 20 decimal digits: anything longer is not a number of a trace
+INT64_MAX = 2**63 - 1
+
+
+def _is_ascii_digits(text: str, alphabet: frozenset[str]) -> bool:
+    """Only characters of `alphabet` (str.isdigit also accepts '²', '٣', ...)."""
+    return bool(text) and all(c in alphabet for c in text)
+
+
+def decimal(text: str | None, limit: int = INT64_MAX) -> int | None:
+    """A decimal integer (ASCII digits, optional '-', blanks around) of at most 20 digits
+    whose magnitude is <= `limit`; None for anything else."""
+    if text is None:
+        return None
     t = text.strip()
-    return t.lstrip("-").isdigit() if t else False
+    body = t[1:] if t.startswith("-") else t
+    if len(body) > MAX_DIGITS or not _is_ascii_digits(body, _DEC):
+        return None
+    value = int(t)
+    return value if abs(value) <= limit else None
+
+
+def is_int(text: str) -> bool:
+    """A (possibly negative) decimal integer of at most 20 ASCII digits, blanks allowed."""
+    return decimal(text, limit=10**MAX_DIGITS) is not None
 
 
 def int32(text: str) -> int:
-    """The integer `text`, clamped to int32 (line numbers)."""
-    return max(-(2**31), min(2**31 - 1, int(text.strip())))
+    """The integer `text` (which `is_int` accepted), clamped to int32 (line numbers)."""
+    value = decimal(text, limit=10**MAX_DIGITS) or 0
+    return max(-(2**31), min(2**31 - 1, value))

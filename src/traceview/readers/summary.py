@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
+from traceview.readers.keytext import INT64_MAX, decimal
 
 
 def overflow_flag(options: dict[str, str], diags: list[Diagnostic]) -> bool:
@@ -28,7 +29,8 @@ def check_record_count(
 ) -> None:
     """Note when `num-method-calls` (the writer's record count) differs from what was read."""
     claimed = options.get("num-method-calls", "").strip()
-    if claimed.isdigit() and int(claimed) != records:
+    number = decimal(claimed)
+    if number is not None and number >= 0 and number != records:
         diags.append(
             Diagnostic(
                 "record-count-mismatch",
@@ -45,7 +47,7 @@ def elapsed_ns(options: dict[str, str]) -> int | None:
     if ns is not None:
         return ns
     us = to_int(options.get("elapsed-time-usec"))
-    return us * 1000 if us is not None else None
+    return us * 1000 if us is not None and abs(us) <= INT64_MAX // 1000 else None
 
 
 def guess_sampling(
@@ -72,8 +74,6 @@ def guess_sampling(
 
 
 def to_int(text: str | None) -> int | None:
-    """An option's integer value, or None when absent or not a number."""
-    try:
-        return int(text.strip()) if text is not None else None
-    except ValueError:
-        return None
+    """An option's integer value (ASCII decimal within int64), or None when absent or not
+    such a number."""
+    return decimal(text)
