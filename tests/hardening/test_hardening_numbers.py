@@ -4,9 +4,9 @@ lines (skipped with a diagnostic) or ignored options, never a ValueError/Overflo
 from __future__ import annotations
 
 import pytest
-from support import hostile
 
 import traceview
+from support import hostile
 from traceview.analysis import _workers
 
 

@@ -13,9 +13,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from support import readers_bytes as rb
-
 import traceview.writer
+from support import readers_bytes as rb
 from traceview.synth import generate
 
 ROWS = [(1, 0x0, 0, 10, 100), (1, 0x4, 0, 12, 110), (1, 0x4, 1, 20, 150), (1, 0x0, 1, 30, 200)]

@@ -1,106 +1,141 @@
 """Readers: detect the variant from the bytes and dispatch to one module per on-disk variant.
 
-`load(path | bytes | file)` unwraps gzip, asks `sniff.choose` which reader the first bytes
-call for and hands it the bytes: `v1/regular` (key + data), `v1/split` (split pair / bare
-data), `v1/streaming` (0xF1-0xF3) or `v2` (ART V2), all behind the same `sniff` + `read`
-contract and ending in the one assembly step (`assemble.py`). Regular files are decoded from
-disk in chunks; the other variants are read whole.
+`load(path | "-" | bytes | file)` opens what may be read (`files.py`: regular files, gzip,
+stdin; bounded by `max_size`, stopped at a 1 MiB run of zeros), asks `sniff.choose` which
+reader the first bytes call for and hands it the bytes: `v1/regular` (key + data), `v1/split`
+(split pair / bare data), `v1/streaming` (0xF1-0xF3) or `v2` (ART V2), all behind the same
+`sniff` + `read` contract and ending in the one assembly step (`assemble.py`). Regular files
+are decoded from disk in chunks; the other variants are read whole. Records that are mostly
+nonsense are refused (`verdict.py`) unless `salvage=True`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
+from traceview.readers.files import (
+    DEFAULT_MAX_SIZE,
+    STDIN,
+    escape,
+    gunzip,
+    open_regular,
+    read_bounded,
+    read_stdin,
+    too_big,
+    zero_note,
+)
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
+from traceview.readers.verdict import judge
 
-__all__ = ["load"]
+__all__ = ["DEFAULT_MAX_SIZE", "load"]
 
 _HEAD = 1 << 16
 
+Input = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
 
-def load(source: str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO) -> Trace:
-    """Read a trace from a path, bytes or a binary file object; `Trace.source` is the path."""
+
+def load(source: Input, *, max_size: int = DEFAULT_MAX_SIZE, salvage: bool = False) -> Trace:
+    """Read a trace from a path, `"-"` (stdin), bytes or a binary file object; `Trace.source`
+    is the path. At most `max_size` bytes are read (a file, gzip output, stdin); records that
+    are mostly nonsense raise unless `salvage` asks for a best-effort reading."""
+    if isinstance(source, str) and source == STDIN:
+        return _labelled(lambda: _load_stream(read_stdin(max_size), STDIN, max_size, salvage), "-")
     if isinstance(source, str | os.PathLike):
         path = Path(source)
-        try:
-            return _load_path(path)
-        except TraceFormatError as err:
-            raise err.with_path(str(path)) from None
+        return _labelled(lambda: _load_path(path, max_size, salvage), escape(path))
     if isinstance(source, bytes | bytearray | memoryview):
-        return _load_bytes(bytes(source) if isinstance(source, bytearray) else source, None)
+        data = bytes(source) if isinstance(source, bytearray) else source
+        if len(data) > max_size:
+            raise too_big(len(data), max_size)
+        return _load_bytes(data, None, max_size, salvage)
     name = getattr(source, "name", None)
     label = name if isinstance(name, str) else None
+    stream = source
+
+    def read() -> Trace:
+        return _load_stream(read_bounded(stream, max_size), label, max_size, salvage)
+
+    return _labelled(read, escape(label)) if label else read()
+
+
+def _labelled(read: Callable[[], Trace], label: str) -> Trace:
     try:
-        return _load_bytes(source.read(), label)
+        return read()
     except TraceFormatError as err:
-        raise (err.with_path(label) if label else err) from None
+        raise (err if err.path else err.with_path(label)) from None
 
 
-def _load_path(path: Path) -> Trace:
-    if not path.exists():
+def _load_stream(
+    got: tuple[bytes, Diagnostic | None], label: str | None, max_size: int, salvage: bool
+) -> Trace:
+    data, note = got
+    return _noted(_load_bytes(data, label, max_size, salvage), [note] if note else [])
+
+
+def _noted(trace: Trace, notes: list[Diagnostic]) -> Trace:
+    trace.diagnostics[:0] = notes
+    return trace
+
+
+def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
+    if not os.path.lexists(path):
         pair = split.find_pair(path)
         if pair is None:
-            raise FileNotFoundError(f"{path}: no such file (nor {path}.key + {path}.data)")
-        return _load_split(*pair, str(path))
-    with path.open("rb") as f:
+            raise FileNotFoundError(
+                errno.ENOENT,
+                f"no such file (nor {escape(path)}.key + {escape(path)}.data)",
+                escape(path),
+            )
+        return _load_split(*pair, str(path), max_size, salvage)
+    with open_regular(path, max_size) as f:
         head = f.read(_HEAD)
-        if not is_gzip(head):
-            name, reader = choose(head)
-            pair = None
-            if name == "data" or (name == "regular" and path.suffix == ".key"):
-                pair = split.find_pair(path)
+        if is_gzip(head):
+            f.seek(0)
+            return _load_bytes(f.read(), str(path), max_size, salvage)
+        name, reader = choose(head)
+        if name == "data" or (name == "regular" and path.suffix == ".key"):
+            pair = split.find_pair(path)
             if pair is not None:
-                return _load_split(*pair, str(path))
-            if name in ("regular", "data"):
-                return reader.read(Source(file=f), source=str(path))
-        f.seek(0)
-        return _load_bytes(f.read(), str(path))
+                return _load_split(*pair, str(path), max_size, salvage)
+        src = Source(file=f)  # regular and data: decoded chunk by chunk; others read whole
+        notes = _clip(src, "file")
+        return judge(_noted(reader.read(src, source=str(path)), notes), salvage)
 
 
-def _load_split(key: Path, data: Path, label: str) -> Trace:
-    with key.open("rb") as kf, data.open("rb") as df:
-        return split.read_split(Source(file=kf), Source(file=df), source=label)
+def _clip(src: Source, where: str) -> list[Diagnostic]:
+    at = src.clip_zero_run()
+    return [zero_note(at, where)] if at is not None else []
 
 
-def _load_bytes(data: bytes | memoryview, source: str | None, depth: int = 0) -> Trace:
+def _load_split(key: Path, data: Path, label: str, max_size: int, salvage: bool) -> Trace:
+    with open_regular(key, max_size) as kf, open_regular(data, max_size) as df:
+        data_src = Source(file=df)
+        notes = _clip(data_src, "data file")
+        trace = split.read_split(Source(file=kf), data_src, source=label)
+        return judge(_noted(trace, notes), salvage)
+
+
+def _load_bytes(
+    data: bytes | memoryview, source: str | None, max_size: int, salvage: bool, depth: int = 0
+) -> Trace:
     head = bytes(data[:_HEAD])
     if is_gzip(head):
         if depth >= 2:
             raise TraceFormatError("gzip inside gzip inside gzip", offset=0)
-        inner, note = _gunzip(data)
-        trace = _load_bytes(inner, source, depth + 1)
-        if note is not None:
-            trace.diagnostics.insert(0, note)
-        return trace
+        inner, notes = gunzip(data, max_size)
+        if not inner:
+            raise TraceFormatError(
+                "the gzip stream holds only zero bytes", offset=0, expected="a trace"
+            )
+        return _noted(_load_bytes(inner, source, max_size, salvage, depth + 1), notes)
     _, reader = choose(head)
-    return reader.read(Source(data), source=source)
-
-
-def _gunzip(data: bytes | memoryview) -> tuple[bytes, Diagnostic | None]:
-    """Decompress a gzip stream, salvaging what precedes damage or truncation."""
-    dec = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    parts: list[bytes] = []
-    view = memoryview(data)
-    step = 1 << 20
-    note = None
-    try:
-        for at in range(0, len(view), step):
-            parts.append(dec.decompress(view[at : at + step]))
-            if dec.eof:
-                break
-        if not dec.eof:
-            note = Diagnostic("truncated-gzip", "the gzip stream is cut short; read what it held")
-    except zlib.error as err:
-        note = Diagnostic("corrupt-gzip", f"the gzip stream is damaged ({err}); read what preceded")
-    out = b"".join(parts)
-    if not out:
-        raise TraceFormatError(
-            "gzip file holds nothing readable", offset=0, expected="a gzip stream", found="damage"
-        )
-    return out, note
+    src = Source(data)
+    notes = _clip(src, "input")
+    return judge(_noted(reader.read(src, source=source), notes), salvage)

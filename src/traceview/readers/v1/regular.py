@@ -17,6 +17,7 @@ from traceview.readers.v1.records import RecordDecoder
 from traceview.readers.v1.tables import finish
 
 _HEAD = 1 << 20
+MAX_KEY = 64 << 20  # the largest key text looked through for `*end` (100k methods: ~10 MB)
 _TEXT = 64 << 20
 
 
@@ -35,7 +36,14 @@ def read_key(src: Source, diags: list[Diagnostic], *, where: str = "key section"
                 expected="'*end'",
                 found="end of file",
             )
-        size *= 4
+        if len(head) >= MAX_KEY:
+            raise TraceFormatError(
+                f"the {where} has no *end line in its first {MAX_KEY >> 20} MiB",
+                offset=len(head),
+                expected="'*end'",
+                found="more text (or binary data) without one",
+            )
+        size = min(size * 4, MAX_KEY)
     return parse_key(head, diags, where=where)
 
 

@@ -39,7 +39,7 @@ def sniff(head: bytes) -> bool:
 
 def read(src: Source, *, source: str | None = None) -> Trace:
     """Read a V1 streaming trace (the whole stream is walked in memory)."""
-    data = src.read(0, src.size)
+    data = src.whole()
     diags: list[Diagnostic] = []
     hdr = parse_data_header(data[:64], 0, diags)
     if hdr.version & 0x0F not in (1, 2, 3):

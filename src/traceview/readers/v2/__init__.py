@@ -34,5 +34,5 @@ def read(data: Source | bytes | memoryview, *, source: str | None = None) -> Tra
     """Read one V2 trace (the whole file, gzip already removed)."""
     from traceview.readers.v2.reader import read_bytes
 
-    buf = data.read(0, data.size) if isinstance(data, Source) else data
+    buf = data.whole() if isinstance(data, Source) else data
     return read_bytes(buf, source=source)

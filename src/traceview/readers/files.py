@@ -1,0 +1,175 @@
+"""What `load` may read, and how: regular files, gzip streams and standard input (`-`).
+
+Anything else (a FIFO, a device, a directory, a socket) is refused by `os.stat` before it is
+opened, so a FIFO without a writer cannot hang `open()`. gzip output and stdin are read with
+a bound (`max_size`), and every byte source stops at the first 1 MiB run of zero bytes (a
+sparse or preallocated tail holds no records). Paths in errors are escaped so that a name
+with a newline or a terminal escape stays on one line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import zlib
+from pathlib import Path
+from typing import BinaryIO
+
+from traceview.model import Diagnostic, TraceFormatError
+from traceview.readers.source import ZeroRun
+
+DEFAULT_MAX_SIZE = 4 << 30  # 4 GiB: the largest trace (or gzip output) read by default
+STDIN = "-"
+_STEP = 1 << 20
+
+
+def escape(path: str | os.PathLike[str]) -> str:
+    """`path` for one line of text: control characters, DEL, C1 controls and undecodable
+    bytes (surrogate escapes) become `\\xNN`; a backslash stays as it is."""
+    text = os.fspath(path)
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\x{code:02x}")
+        elif 0xDC80 <= code <= 0xDCFF:  # os.fsdecode of a byte that is not UTF-8
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF or code in (0x2028, 0x2029, 0x85):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def kind_of(mode: int) -> str | None:
+    """What a non-regular file is, for the error line (None for a regular file)."""
+    for test, name in (
+        (stat.S_ISREG, None),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: Path, max_size: int) -> BinaryIO:
+    """Open `path` for reading if it is a regular file of at most `max_size` bytes; a
+    one-line error naming the (escaped) path otherwise. Never blocks on a FIFO."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise type(err)(err.errno, err.strerror, escape(path)) from None
+    what = kind_of(info.st_mode)
+    if what is not None:
+        raise TraceFormatError(
+            f"{what}, not a trace file: traceview reads regular files, gzip and '-' (stdin)",
+            path=escape(path),
+        )
+    if info.st_size > max_size:
+        raise too_big(info.st_size, max_size, escape(path))
+    try:
+        # O_NONBLOCK: should the file be swapped for a FIFO after the stat, open() still
+        # returns at once (and the fstat below refuses it)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        raise type(err)(err.errno, err.strerror, escape(path)) from None
+    f = os.fdopen(fd, "rb")
+    if kind_of(os.fstat(fd).st_mode) is not None:
+        f.close()
+        raise TraceFormatError("not a regular file", path=escape(path))
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return f
+
+
+def too_big(size: int, max_size: int, path: str | None = None) -> TraceFormatError:
+    """The error for input past `max_size` (the CLI's --max-size raises the bound)."""
+    return TraceFormatError(
+        f"more than the {max_size} bytes allowed (max_size); raise the limit to read it",
+        offset=max_size,
+        found=f"{size} bytes" if size > max_size else None,
+        path=path,
+    )
+
+
+def read_bounded(f: BinaryIO, max_size: int) -> tuple[bytes, Diagnostic | None]:
+    """All of `f` (stdin, a pipe) up to `max_size` bytes, stopping at a 1 MiB zero run."""
+    parts: list[bytes] = []
+    total = 0
+    zeros = ZeroRun()
+    while True:
+        chunk = f.read(_STEP)
+        if not chunk:
+            return b"".join(parts), None
+        total += len(chunk)
+        if total > max_size:
+            raise too_big(total, max_size)
+        parts.append(chunk)
+        found = zeros.feed(chunk)
+        if found is not None:
+            found = max(found, 32)  # a data header ends in zero padding
+            return b"".join(parts)[:found], zero_note(found, "input")
+
+
+def read_stdin(max_size: int) -> tuple[bytes, Diagnostic | None]:
+    """Standard input, bounded (`load("-")`)."""
+    return read_bounded(sys.stdin.buffer, max_size)
+
+
+def zero_note(at: int, where: str) -> Diagnostic:
+    """The diagnostic for a source stopped at a run of zero bytes."""
+    return Diagnostic(
+        "zero-run",
+        f"1 MiB or more of zero bytes from byte {at} of the {where} (a preallocated or sparse "
+        "tail, no trace data); reading stopped there",
+        offset=at,
+    )
+
+
+def gunzip(data: bytes | memoryview, max_size: int) -> tuple[bytes, list[Diagnostic]]:
+    """Decompress a gzip stream with at most `max_size` bytes of output, stopping at a 1 MiB
+    zero run; salvages what precedes damage or truncation."""
+    dec = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    parts: list[bytes] = []
+    view = memoryview(data)
+    notes: list[Diagnostic] = []
+    zeros = ZeroRun()
+    total = at = 0
+    pending = b""
+    try:
+        while not dec.eof:
+            if not pending and at < len(view):
+                pending, at = bytes(view[at : at + _STEP]), at + _STEP
+            # max_length bounds every step's output: a bomb cannot inflate in one call
+            out = dec.decompress(pending, _STEP)
+            pending = dec.unconsumed_tail
+            if not out and not pending and at >= len(view):
+                break  # input used up and nothing more comes out: truncated
+            total += len(out)
+            if total > max_size:
+                raise too_big(total, max_size)
+            parts.append(out)
+            found = zeros.feed(out)
+            if found is not None:
+                found = max(found, 32) if found else 0  # a data header ends in zero padding
+                notes.append(zero_note(found, "decompressed data"))
+                return b"".join(parts)[:found], notes
+        if not dec.eof:
+            notes.append(
+                Diagnostic("truncated-gzip", "the gzip stream is cut short; read what it held")
+            )
+    except zlib.error as err:
+        notes.append(
+            Diagnostic("corrupt-gzip", f"the gzip stream is damaged ({err}); read what preceded")
+        )
+    out = b"".join(parts)
+    if not out:
+        raise TraceFormatError(
+            "gzip file holds nothing readable", offset=0, expected="a gzip stream", found="damage"
+        )
+    return out, notes
