@@ -32,7 +32,7 @@ from traceview.readers.files import (
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
-from traceview.readers.verdict import judge
+from traceview.readers.verdict import SAMPLE, judge
 
 __all__ = ["DEFAULT_MAX_SIZE", "load"]
 
@@ -106,7 +106,8 @@ def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
                 return _load_split(*pair, str(path), max_size, salvage)
         src = Source(file=f)  # regular and data: decoded chunk by chunk; others read whole
         notes = _clip(src, "file")
-        return judge(_noted(reader.read(src, source=str(path)), notes), salvage)
+        trace = _noted(reader.read(src, source=str(path)), notes)
+        return judge(trace, salvage, src.read(0, SAMPLE))
 
 
 def _clip(src: Source, where: str) -> list[Diagnostic]:
@@ -119,7 +120,7 @@ def _load_split(key: Path, data: Path, label: str, max_size: int, salvage: bool)
         data_src = Source(file=df)
         notes = _clip(data_src, "data file")
         trace = split.read_split(Source(file=kf), data_src, source=label)
-        return judge(_noted(trace, notes), salvage)
+        return judge(_noted(trace, notes), salvage, data_src.read(0, SAMPLE))
 
 
 def _load_bytes(
@@ -138,4 +139,5 @@ def _load_bytes(
     _, reader = choose(head)
     src = Source(data)
     notes = _clip(src, "input")
-    return judge(_noted(reader.read(src, source=source), notes), salvage)
+    trace = _noted(reader.read(src, source=source), notes)
+    return judge(trace, salvage, src.read(0, SAMPLE))

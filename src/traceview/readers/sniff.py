@@ -56,6 +56,14 @@ def choose(head: bytes) -> tuple[str, Reader]:
                 "data header is truncated", offset=len(head), expected="a u2 version", found="EOF"
             )
         (version,) = struct.unpack_from("<H", head, 4)
+        if head[4:7] == b"\xef\xbf\xbd" or head[5:8] == b"\xef\xbf\xbd":
+            raise TraceFormatError(
+                "the version bytes are EF BF BD (U+FFFD): the file went through a text-mode "
+                "transfer or a text editor; transfer it as binary (e.g. adb pull)",
+                offset=4,
+                expected="a u2 version",
+                found=_hex(head[4:8]),
+            )
         raise TraceFormatError(
             "unsupported method-trace version",
             offset=4,
