@@ -49,7 +49,7 @@ def test_v3_dual_values_in_ns() -> None:
 
 
 @pytest.mark.parametrize(
-    ("clock", "column"), [("thread-cpu", "cpu"), ("wall", "wall"), ("global", "cpu")]
+    ("clock", "column"), [("thread-cpu", "cpu"), ("wall", "wall"), ("global", "wall")]
 )
 def test_v2_single_clock(clock: str, column: str) -> None:
     rows = [(1, 0x0, 0, 7), (1, 0x0, 1, 11)]

@@ -291,7 +291,8 @@ def _assemble(
     else:
         tids = rank + 1
     threads = ThreadTable(id=tids.astype(np.int64), name=tuple(name for _, name in plan))
-    has_cpu, has_wall = clock in ("dual", "thread-cpu", "global"), clock in ("dual", "wall")
+    # `global` (early Dalvik) is a common clock across threads: wall time
+    has_cpu, has_wall = clock in ("dual", "thread-cpu"), clock in ("dual", "wall", "global")
     elapsed = int(wall.max() - wall.min()) if len(wall) else 0  # µs, before the ns scaling
     events = EventTable(
         thread=thread.astype(thread_index_dtype(len(plan))),

@@ -105,8 +105,8 @@ def _version(trace: Trace, version: int | None, clock: Clock) -> int:
 def _time_columns(trace: Trace, clock: Clock) -> tuple[npt.NDArray[np.int64], ...]:
     ev = trace.events
     wanted = {"dual": ("cpu", "wall"), "thread-cpu": ("cpu",), "wall": ("wall",)}.get(clock)
-    if wanted is None:  # global: the one clock the trace has, thread-cpu first
-        wanted = (ev.clocks[0],)
+    if wanted is None:  # global (a common wall clock): wall when the trace has it
+        wanted = ("wall",) if "wall" in ev.clocks else (ev.clocks[0],)
     missing = [c for c in wanted if c not in ev.clocks]
     if missing:
         raise ValueError(

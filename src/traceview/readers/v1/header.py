@@ -108,7 +108,8 @@ def resolve_clock(
                 )
             )
     else:
-        names = ("wall",) if said == "wall" else ("cpu",)
+        # `global` (early Dalvik, no POSIX clocks): "a common clock across all threads", wall
+        names = ("wall",) if said in ("wall", "global") else ("cpu",)
         clock = said if said in ("wall", "thread-cpu", "global") else "thread-cpu"  # type: ignore[assignment]
         if said == "dual":
             diags.append(

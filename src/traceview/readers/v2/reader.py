@@ -227,7 +227,7 @@ def _build(
 
 def _single_clock(options: dict[str, str], diags: list[Diagnostic]) -> Clock:
     value = options.get("clock", "").strip()
-    if value in ("wall", "thread-cpu"):
+    if value in ("wall", "thread-cpu", "global"):
         return value  # type: ignore[return-value]
     diags.append(
         Diagnostic(

@@ -61,7 +61,13 @@ def to_ns(values: I64, unit: str, header: tuple[int, int, int]) -> I64:
     if freq <= 9 * 10**9:
         whole, part = np.divmod(ticks, np.int64(freq))
         return whole * np.int64(10**9) + part * np.int64(10**9) // np.int64(freq)
-    return np.round(ticks.astype(np.float64) * (1e9 / freq)).astype(np.int64)
+    # integer whole seconds; only the sub-second fraction goes through a float (< 1 ns off)
+    if freq > 2**63 - 1:  # a u8 no int64 holds: every tick count is below one second
+        whole, part = np.zeros_like(ticks), ticks
+    else:
+        whole, part = np.divmod(ticks, np.int64(freq))
+    fraction = np.floor(part.astype(np.float64) * (1e9 / freq)).astype(np.int64)
+    return whole * np.int64(10**9) + fraction
 
 
 def fix_wall_unit_bug(
