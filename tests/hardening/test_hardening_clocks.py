@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 
 import pytest
-from support import readers_bytes as rb
 
 import traceview
 import traceview.writer
+from support import readers_bytes as rb
 from traceview.synth import generate
 
 ROWS = [(1, 0x0, 0, 7), (1, 0x4, 0, 9), (1, 0x4, 1, 11), (1, 0x0, 1, 15)]
