@@ -147,6 +147,22 @@ class RecordDecoder:
                 else:
                     out[order] = val
 
+    def rebind(self, tid: int) -> int | None:
+        """Give `tid` a new row for the records fed from now on, when its current row has
+        records (the VM reused the id); returns the new row, or None when the current row
+        has no records yet (nothing to keep apart)."""
+        row = int(self.tlut[tid])
+        if row >= 0 and not any(
+            row < len(c.last) and c.last[row] >= 0 for c in self.clocks.values()
+        ):
+            return None
+        new = len(self.thread_ids)
+        self.thread_ids.append(tid)
+        self.tlut[tid] = new
+        for clock in self.clocks.values():
+            clock.grow(len(self.thread_ids))
+        return new
+
     def _threads(self, tid: np.ndarray, s: int, e: int) -> np.ndarray:
         """Thread rows of `tid` (uint8 when < 256 rows: the sort is then one radix pass)."""
         rows = self.tlut[tid]

@@ -54,6 +54,9 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     dup_methods = 0
     summary: KeyText | None = None
     segments: list[tuple[int, int]] = []
+    seen = 0  # records before the current position
+    renames: list[tuple[int, int, str]] = []  # (record index, tid, new name)
+    latest: dict[int, str] = {}  # a renamed tid's current name
     n = len(data)
     pos = hdr.data_start
     while pos + 2 <= n:
@@ -62,6 +65,7 @@ def read(src: Source, *, source: str | None = None) -> Trace:
             if k == 0:
                 break
             segments.append((pos, k))
+            seen += k
             pos += k * rs
             continue
         op = data[pos + 2] if pos + 2 < n else -1
@@ -80,7 +84,12 @@ def read(src: Source, *, source: str | None = None) -> Trace:
             tid, size = struct.unpack_from("<HH", data, pos + 3)
             end = pos + 7 + size
             if end <= n:
-                threads[tid] = names.decode(data[pos + 7 : end])
+                name = names.decode(data[pos + 7 : end])
+                if threads.get(tid) is None:
+                    threads[tid] = name
+                elif latest.get(tid, threads[tid]) != name:
+                    renames.append((seen, tid, name))
+                    latest[tid] = name
                 pos = end
                 continue
         elif op == OP_SUMMARY and pos + 7 <= n:
@@ -163,10 +172,9 @@ def read(src: Source, *, source: str | None = None) -> Trace:
             )
         )
     total = sum(k for _, k in segments)
-    records = b"".join(memoryview(data)[o : o + k * rs] for o, k in segments)
+    records = Source(b"".join(memoryview(data)[o : o + k * rs] for o, k in segments))
     dec = RecordDecoder(layout, total, list(threads), list(methods))
-    for chunk in Source(records).records(0, total, layout.dtype()):
-        dec.feed(chunk)
+    row_names = _decode_with_renames(dec, records, total, renames, diags)
     return finish(
         dec,
         key,
@@ -177,7 +185,62 @@ def read(src: Source, *, source: str | None = None) -> Trace:
         diags=diags,
         source=source,
         declared_threads=threads,
+        row_names=row_names,
     )
+
+
+def _decode_with_renames(
+    dec: RecordDecoder,
+    records: Source,
+    total: int,
+    renames: list[tuple[int, int, str]],
+    diags: list[Diagnostic],
+) -> dict[int, str | None]:
+    """Decode every record; a thread packet renaming a tid that already has records, with
+    records after it, starts a new row for that tid (the VM reused the id); a rename with no
+    records on one side just renames the row (last name wins). Returns row -> name overrides."""
+    dtype = dec.layout.dtype()
+    rs = dec.layout.record_size
+    tids = (
+        np.ndarray((total,), dtype="<u2", buffer=records.whole(), strides=(rs,)) if total else None
+    )
+    row_names: dict[int, str | None] = {}
+    reused = renamed = 0
+    start = 0
+    for at, tid, name in [*renames, (total, -1, "")]:
+        for chunk in records.records(start * rs, at - start, dtype):
+            dec.feed(chunk)
+        start = at
+        if tid < 0:
+            break
+        later = tids is not None and bool(np.any(tids[at:] == tid))
+        row = dec.rebind(tid) if later else None
+        if row is None:
+            row = int(dec.tlut[tid])
+            renamed += 1
+        else:
+            reused += 1
+        row_names[row] = name
+    if reused:
+        diags.append(
+            Diagnostic(
+                "thread-id-reused",
+                f"{reused} thread packet(s) gave a new name to a thread id that already had "
+                "records (the VM reused the id): each starts a new row with the same id and "
+                "the records from that point",
+                count=reused,
+            )
+        )
+    if renamed:
+        diags.append(
+            Diagnostic(
+                "thread-renamed",
+                f"{renamed} thread packet(s) renamed a thread id with no records on one side of "
+                "the rename; the last name wins",
+                count=renamed,
+            )
+        )
+    return row_names
 
 
 def _run_length(data: bytes, pos: int, rs: int, avail: int) -> int:

@@ -35,8 +35,10 @@ def finish(
     diags: list[Diagnostic],
     source: str | None,
     declared_threads: Mapping[int, str | None],
+    row_names: Mapping[int, str | None] | None = None,
 ) -> Trace:
-    """Build the Trace from a finished decoder and the key/summary text."""
+    """Build the Trace from a finished decoder and the key/summary text (`row_names`: names
+    of rows that differ from their id's declared name, a reused or renamed thread id)."""
     n = dec.pos
     options = dict(key.options) if key else {}
     if key is not None and key.version is not None and key.version != (version & 0x0F):
@@ -57,6 +59,8 @@ def finish(
             )
         )
     thread_names = [declared_threads.get(t) for t in dec.thread_ids]
+    for row, name in (row_names or {}).items():
+        thread_names[row] = name
     if dec.new_threads and variant != "data-only":
         diags.append(
             Diagnostic(

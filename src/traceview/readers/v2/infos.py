@@ -17,6 +17,7 @@ from traceview.readers.idmap import IdMap
 from traceview.readers.keytext import decode_name, int32, is_int, parse_key
 
 U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 
 
@@ -29,24 +30,71 @@ def parse_summary(text: bytes, diags: list[Diagnostic]) -> tuple[int | None, dic
 
 def build_threads(
     infos: list[tuple[int, int, bytes]], used: list[tuple[int, int]], diags: list[Diagnostic]
-) -> tuple[ThreadTable, dict[int, int]]:
-    """Thread rows in order of first appearance (info packet or block); returns tid -> row."""
-    names: dict[int, str] = {}
-    renamed = 0
-    first: dict[int, int] = {}
-    for offset, tid, raw in infos:
-        name = decode_name(raw)[0]
-        if tid in names and names[tid] != name:
-            renamed += 1
-        names[tid] = name
-        first.setdefault(tid, offset)
-    unnamed: set[int] = set()
-    for offset, tid in used:
-        if tid not in first or offset < first[tid]:
-            first[tid] = min(offset, first.get(tid, offset))
-        if tid not in names:
-            unnamed.add(tid)
-    order = sorted(first, key=lambda t: (first[t], t))
+) -> tuple[ThreadTable, I64]:
+    """Thread rows in order of first appearance (info packet or block); returns the table
+    and the row of every block of `used` ((offset, tid) per block, in file order).
+
+    A thread info giving a new name to a tid whose row already has blocks, followed by more
+    blocks of that tid, starts a new row with the same id (the VM reused the tid); a new name
+    with no blocks on one side of it renames the row (the last name wins)."""
+    packets = sorted(
+        [(offset, 0, i) for i, (offset, _, _) in enumerate(infos)]
+        + [(offset, 1, j) for j, (offset, _) in enumerate(used)]
+    )
+    ids: list[int] = []
+    names: list[str | None] = []
+    has_blocks: list[bool] = []
+    current: dict[int, int] = {}  # tid -> its row now
+    pending: dict[int, str] = {}  # tid -> a new name waiting for the tid's next block
+    block_rows = np.zeros(len(used), dtype=np.int64)
+    renamed = reused = 0
+
+    def new_row(tid: int, name: str | None) -> int:
+        current[tid] = len(ids)
+        ids.append(tid)
+        names.append(name)
+        has_blocks.append(False)
+        return len(ids) - 1
+
+    for _, kind, i in packets:
+        if kind == 0:
+            tid, name = infos[i][1], decode_name(infos[i][2])[0]
+            row = current.get(tid)
+            if row is None:
+                new_row(tid, name)
+            elif names[row] is None:
+                names[row] = name
+            elif has_blocks[row]:
+                if name == names[row]:
+                    pending.pop(tid, None)
+                else:
+                    pending[tid] = name
+            elif name != names[row]:
+                names[row] = name
+                renamed += 1
+            continue
+        tid = used[i][1]
+        row = current.get(tid)
+        if row is None:
+            row = new_row(tid, None)
+        elif tid in pending:
+            row = new_row(tid, pending.pop(tid))
+            reused += 1
+        block_rows[i] = row
+        has_blocks[row] = True
+    for tid, name in pending.items():  # renamed after its last block: the last name wins
+        names[current[tid]] = name
+        renamed += 1
+    if reused:
+        diags.append(
+            Diagnostic(
+                "thread-id-reused",
+                f"{reused} thread info packet(s) gave a new name to a thread id that already "
+                "had entry blocks, and more blocks followed (the VM reused the tid): each "
+                "starts a new row with the same id",
+                count=reused,
+            )
+        )
     if renamed:
         diags.append(
             Diagnostic(
@@ -56,6 +104,7 @@ def build_threads(
                 count=renamed,
             )
         )
+    unnamed = {tid for tid, name in zip(ids, names, strict=True) if name is None}
     if unnamed:
         diags.append(
             Diagnostic(
@@ -65,8 +114,7 @@ def build_threads(
                 count=len(unnamed),
             )
         )
-    table = thread_table(order, [names.get(t) for t in order])
-    return table, {t: i for i, t in enumerate(order)}
+    return thread_table(ids, names), block_rows
 
 
 def build_methods(

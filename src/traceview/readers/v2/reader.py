@@ -168,10 +168,9 @@ def _build(
             )
         )
     used = [(b.offset, b.tid) for b in found.blocks]
-    threads, row_of_tid = build_threads(found.threads, used, diags)
+    threads, block_rows = build_threads(found.threads, used, diags)
     shift = 2 if layout.id_width == 4 and layout.generation == "alpha" else 0
     methods, method_col = build_methods(found.methods, rec.method, shift, diags)
-    block_rows = np.array([row_of_tid[b.tid] for b in found.blocks], dtype=np.int64)
     thread_col = block_rows[rec.block].astype(thread_index_dtype(len(threads)))
 
     header_start = struct.unpack_from("<QQQ", buf, 6)
