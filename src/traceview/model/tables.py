@@ -39,8 +39,12 @@ class ThreadTable:
     """Threads of a trace, one row each.
 
     `id[i]` is the thread id as found in the file (a Dalvik id, a Linux tid, or ART's
-    per-trace encoding); ids are unique. `name[i]` is the name from the key section or a
-    thread packet, or None when the file never named it (shown as `[id]`).
+    per-trace encoding). `name[i]` is the name from the key section or a thread packet, or
+    None when the file never named it (shown as `[id]`). Ids are unique except where the file
+    shows the VM reusing one: a streaming or V2 thread packet giving an id that already has
+    records a new name, with records after it, starts a new row with the same id (rows in
+    order of first appearance; rows sharing an id have different names). Select by id with
+    `rows_of`; link by row index only.
     """
 
     id: I64
@@ -55,9 +59,13 @@ class ThreadTable:
         return name if name is not None else f"[{int(self.id[row])}]"
 
     def row_of(self, thread_id: int) -> int | None:
-        """The row holding `thread_id`, or None."""
+        """The first row holding `thread_id` (the earliest, for a reused id), or None."""
         hits = np.flatnonzero(self.id == thread_id)
         return int(hits[0]) if len(hits) else None
+
+    def rows_of(self, thread_id: int) -> list[int]:
+        """Every row holding `thread_id` (more than one when the VM reused the id)."""
+        return [int(r) for r in np.flatnonzero(self.id == thread_id)]
 
 
 @dataclass(frozen=True, eq=False)

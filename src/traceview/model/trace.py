@@ -75,7 +75,11 @@ class Trace:
         ev, th, me = self.events, self.threads, self.methods
         n = len(ev)
         _check(len(th.name) == len(th.id), "thread columns differ in length")
-        _check(len(np.unique(th.id)) == len(th), "thread ids are not unique")
+        # a reused id (a new row per new name) is allowed; the same (id, name) twice is not
+        _check(
+            len(set(zip(th.id.tolist(), th.name, strict=True))) == len(th),
+            "thread rows repeat an (id, name) pair",
+        )
         cols = (me.class_name, me.name, me.signature, me.source_file, me.line, me.declared)
         _check(all(len(c) == len(me.id) for c in cols), "method columns differ in length")
         _check(len(np.unique(me.id)) == len(me), "method ids are not unique")
@@ -101,7 +105,12 @@ class Trace:
                     bool(np.all(c[1:][same] >= c[:-1][same])),
                     f"{clock} time decreases within a thread",
                 )
-        expected_clock = {"dual": {"cpu", "wall"}, "thread-cpu": {"cpu"}, "wall": {"wall"}}
+        expected_clock = {
+            "dual": {"cpu", "wall"},
+            "thread-cpu": {"cpu"},
+            "wall": {"wall"},
+            "global": {"wall"},  # early Dalvik's common clock across threads
+        }
         if self.header.clock in expected_clock:
             _check(
                 set(ev.clocks) == expected_clock[self.header.clock],

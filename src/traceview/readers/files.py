@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
-from traceview.model import Diagnostic, TraceFormatError
+from traceview.model import Diagnostic, TraceFormatError, printable
 from traceview.readers.source import ZeroRun
 
 DEFAULT_MAX_SIZE = 4 << 30  # 4 GiB: the largest trace (or gzip output) read by default
@@ -25,21 +25,9 @@ _STEP = 1 << 20
 
 
 def escape(path: str | os.PathLike[str]) -> str:
-    """`path` for one line of text: control characters, DEL, C1 controls and undecodable
-    bytes (surrogate escapes) become `\\xNN`; a backslash stays as it is."""
-    text = os.fspath(path)
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
-        elif 0xDC80 <= code <= 0xDCFF:  # os.fsdecode of a byte that is not UTF-8
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF or code in (0x2028, 0x2029, 0x85):
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """`path` for one line of text: control characters and undecodable bytes as `\\xNN`
+    (`model.printable`, the rule every output shares)."""
+    return printable(os.fspath(path))
 
 
 def kind_of(mode: int) -> str | None:
