@@ -120,3 +120,21 @@ def test_stdin_is_read(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [b"4000", b"-"]
+
+
+@pytest.mark.parametrize("chunk", [1000, 4096, 1 << 20])
+def test_zero_run_finder_across_chunks(chunk: int) -> None:
+    from traceview.readers.source import ZeroRun
+
+    limit = 4096
+    data = bytearray(b"\x01" * 50_000)
+    data[10_003:13_000] = bytes(2997)  # too short
+    data[20_001:24_200] = bytes(4199)  # long enough: begins at 20_001
+    finder = ZeroRun(limit=limit)
+    found = None
+    for at in range(0, len(data), chunk):
+        found = finder.feed(bytes(data[at : at + chunk]))
+        if found is not None:
+            break
+    assert found is not None and 20_001 <= found < 20_001 + 8
+    assert not any(data[found : found + limit - 8])

@@ -38,8 +38,12 @@ class ZeroRun:
         n = len(view)
         whole = n // 8 * 8
         words = np.frombuffer(view[:whole], dtype=np.uint64)
-        nz = np.flatnonzero(words)
         tail = view[whole:]
+        if len(words) and words.all():  # the common case: no zero word at all, no index array
+            self.run_start = self.pos + whole
+            nz = words[:0]
+        else:
+            nz = np.flatnonzero(words)
         if len(nz):
             first_nz = self.pos + int(nz[0]) * 8
             if first_nz - self.run_start >= self.limit:

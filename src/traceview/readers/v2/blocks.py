@@ -22,7 +22,7 @@ U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
 
-GROUP_BYTES = 1 << 22  # decode ~4 MiB of payload at a time: bounded temporaries
+GROUP_BYTES = 1 << 20  # decode ~1 MiB of payload at a time: ~30 bytes of temporaries per byte
 
 
 @dataclass
