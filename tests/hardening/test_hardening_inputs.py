@@ -27,7 +27,7 @@ def test_gzip_bomb_stops_at_the_zero_run() -> None:
     bomb = hostile.gzip_of_zeros(256 << 20)
     tracemalloc.start()
     try:
-        with pytest.raises(TraceError, match="only zero bytes"):
+        with pytest.raises(TraceError, match="only one repeated byte"):
             traceview.load(bomb)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -57,19 +57,19 @@ def test_sparse_zero_tail_is_cut(tmp_path: Path, variant: str) -> None:
     trace = traceview.load(path)
     trace.validate()
     assert len(trace.events) == 4000
-    assert "zero-run" in codes(trace)
+    assert "fill-run" in codes(trace)
 
 
 def test_v2_header_then_zeros(tmp_path: Path) -> None:
     path = hostile.sparse_after(tmp_path / "z.trace", hostile.v2_header(), 1 << 31)
     trace = traceview.load(path)
-    assert len(trace.events) == 0 and "zero-run" in codes(trace)
+    assert len(trace.events) == 0 and "fill-run" in codes(trace)
 
 
 def test_gzip_of_trace_then_zeros() -> None:
     data = hostile.gzip_of(hostile.written("v2") + bytes(64 << 20))
     trace = traceview.load(data)
-    assert len(trace.events) == 4000 and "zero-run" in codes(trace)
+    assert len(trace.events) == 4000 and "fill-run" in codes(trace)
 
 
 def test_key_search_is_bounded(tmp_path: Path) -> None:
@@ -122,19 +122,27 @@ def test_stdin_is_read(tmp_path: Path) -> None:
     assert out.stdout.split() == [b"4000", b"-"]
 
 
+@pytest.mark.parametrize("fill", [b"\x00", b"\xff"])
 @pytest.mark.parametrize("chunk", [1000, 4096, 1 << 20])
-def test_zero_run_finder_across_chunks(chunk: int) -> None:
-    from traceview.readers.source import ZeroRun
+def test_fill_run_finder_across_chunks(chunk: int, fill: bytes) -> None:
+    from traceview.readers.source import FillRun
 
     limit = 4096
     data = bytearray(b"\x01" * 50_000)
-    data[10_003:13_000] = bytes(2997)  # too short
-    data[20_001:24_200] = bytes(4199)  # long enough: begins at 20_001
-    finder = ZeroRun(limit=limit)
+    data[10_003:13_000] = fill * 2997  # too short
+    data[20_001:24_200] = fill * 4199  # long enough: begins at 20_001
+    finder = FillRun(limit=limit)
     found = None
     for at in range(0, len(data), chunk):
         found = finder.feed(bytes(data[at : at + chunk]))
         if found is not None:
             break
     assert found is not None and 20_001 <= found < 20_001 + 8
-    assert not any(data[found : found + limit - 8])
+    assert set(data[found : found + limit - 8]) == set(fill)
+
+
+@pytest.mark.parametrize("variant", ["regular", "streaming", "v2"])
+def test_erased_ff_tail_is_cut(variant: str) -> None:
+    trace = traceview.load(hostile.written(variant) + b"\xff" * (3 << 20))
+    trace.validate()
+    assert len(trace.events) == 4000 and "fill-run" in codes(trace)

@@ -1,7 +1,7 @@
 """Readers: detect the variant from the bytes and dispatch to one module per on-disk variant.
 
 `load(path | "-" | bytes | file)` opens what may be read (`files.py`: regular files, gzip,
-stdin; bounded by `max_size`, stopped at a 1 MiB run of zeros), asks `sniff.choose` which
+stdin; bounded by `max_size`, stopped at a 1 MiB run of 0x00 or 0xFF), asks `sniff.choose` which
 reader the first bytes call for and hands it the bytes: `v1/regular` (key + data), `v1/split`
 (split pair / bare data), `v1/streaming` (0xF1-0xF3) or `v2` (ART V2), all behind the same
 `sniff` + `read` contract and ending in the one assembly step (`assemble.py`). Regular files
@@ -22,12 +22,12 @@ from traceview.readers.files import (
     DEFAULT_MAX_SIZE,
     STDIN,
     escape,
+    fill_note,
     gunzip,
     open_regular,
     read_bounded,
     read_stdin,
     too_big,
-    zero_note,
 )
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
@@ -111,8 +111,8 @@ def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
 
 
 def _clip(src: Source, where: str) -> list[Diagnostic]:
-    at = src.clip_zero_run()
-    return [zero_note(at, where)] if at is not None else []
+    at = src.clip_fill_run()
+    return [fill_note(at, where)] if at is not None else []
 
 
 def _load_split(key: Path, data: Path, label: str, max_size: int, salvage: bool) -> Trace:
@@ -133,7 +133,9 @@ def _load_bytes(
         inner, notes = gunzip(data, max_size)
         if not inner:
             raise TraceFormatError(
-                "the gzip stream holds only zero bytes", offset=0, expected="a trace"
+                "the gzip stream holds only one repeated byte (0x00 or 0xFF)",
+                offset=0,
+                expected="a trace",
             )
         return _noted(_load_bytes(inner, source, max_size, salvage, depth + 1), notes)
     _, reader = choose(head)

@@ -2,8 +2,8 @@
 
 Anything else (a FIFO, a device, a directory, a socket) is refused by `os.stat` before it is
 opened, so a FIFO without a writer cannot hang `open()`. gzip output and stdin are read with
-a bound (`max_size`), and every byte source stops at the first 1 MiB run of zero bytes (a
-sparse or preallocated tail holds no records). Paths in errors are escaped so that a name
+a bound (`max_size`), and every byte source stops at the first 1 MiB run of 0x00 or 0xFF (a
+sparse, preallocated or erased tail holds no records). Paths in errors are escaped so that a name
 with a newline or a terminal escape stays on one line.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from traceview.model import Diagnostic, TraceFormatError, printable
-from traceview.readers.source import ZeroRun
+from traceview.readers.source import FillRun
 
 DEFAULT_MAX_SIZE = 4 << 30  # 4 GiB: the largest trace (or gzip output) read by default
 STDIN = "-"
@@ -86,10 +86,10 @@ def too_big(size: int, max_size: int, path: str | None = None) -> TraceFormatErr
 
 
 def read_bounded(f: BinaryIO, max_size: int) -> tuple[bytes, Diagnostic | None]:
-    """All of `f` (stdin, a pipe) up to `max_size` bytes, stopping at a 1 MiB zero run."""
+    """All of `f` (stdin, a pipe) up to `max_size` bytes, stopping at a 1 MiB run of 0x00 or 0xFF."""
     parts: list[bytes] = []
     total = 0
-    zeros = ZeroRun()
+    fills = FillRun()
     while True:
         chunk = f.read(_STEP)
         if not chunk:
@@ -98,10 +98,10 @@ def read_bounded(f: BinaryIO, max_size: int) -> tuple[bytes, Diagnostic | None]:
         if total > max_size:
             raise too_big(total, max_size)
         parts.append(chunk)
-        found = zeros.feed(chunk)
+        found = fills.feed(chunk)
         if found is not None:
             found = max(found, 32)  # a data header ends in zero padding
-            return b"".join(parts)[:found], zero_note(found, "input")
+            return b"".join(parts)[:found], fill_note(found, "input")
 
 
 def read_stdin(max_size: int) -> tuple[bytes, Diagnostic | None]:
@@ -109,24 +109,24 @@ def read_stdin(max_size: int) -> tuple[bytes, Diagnostic | None]:
     return read_bounded(sys.stdin.buffer, max_size)
 
 
-def zero_note(at: int, where: str) -> Diagnostic:
-    """The diagnostic for a source stopped at a run of zero bytes."""
+def fill_note(at: int, where: str) -> Diagnostic:
+    """The diagnostic for a source stopped at a run of one byte value."""
     return Diagnostic(
-        "zero-run",
-        f"1 MiB or more of zero bytes from byte {at} of the {where} (a preallocated or sparse "
-        "tail, no trace data); reading stopped there",
+        "fill-run",
+        f"1 MiB or more of one byte value (0x00 or 0xFF) from byte {at} of the {where} (a "
+        "preallocated, sparse or erased tail, no trace data); reading stopped there",
         offset=at,
     )
 
 
 def gunzip(data: bytes | memoryview, max_size: int) -> tuple[bytes, list[Diagnostic]]:
     """Decompress a gzip stream with at most `max_size` bytes of output, stopping at a 1 MiB
-    zero run; salvages what precedes damage or truncation."""
+    run of 0x00 or 0xFF; salvages what precedes damage or truncation."""
     dec = zlib.decompressobj(16 + zlib.MAX_WBITS)
     parts: list[bytes] = []
     view = memoryview(data)
     notes: list[Diagnostic] = []
-    zeros = ZeroRun()
+    fills = FillRun()
     total = at = 0
     pending = b""
     try:
@@ -142,10 +142,10 @@ def gunzip(data: bytes | memoryview, max_size: int) -> tuple[bytes, list[Diagnos
             if total > max_size:
                 raise too_big(total, max_size)
             parts.append(out)
-            found = zeros.feed(out)
+            found = fills.feed(out)
             if found is not None:
                 found = max(found, 32) if found else 0  # a data header ends in zero padding
-                notes.append(zero_note(found, "decompressed data"))
+                notes.append(fill_note(found, "decompressed data"))
                 return b"".join(parts)[:found], notes
         if not dec.eof:
             notes.append(

@@ -11,55 +11,68 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, cast
 
 import numpy as np
+import numpy.typing as npt
 
 CHUNK_BYTES = 2 << 20
-ZERO_RUN = 1 << 20  # 1 MiB of zero bytes is no trace's data (a preallocated or sparse tail)
+FILL_RUN = 1 << 20  # 1 MiB of one byte value is no trace's data (a preallocated or sparse tail)
 _SCAN = 1 << 20
 
 
-class ZeroRun:
-    """Finds the first run of >= `ZERO_RUN` zero bytes in bytes fed chunk by chunk.
+class FillRun:
+    """Finds the first run of >= `FILL_RUN` bytes of 0x00 (or of 0xFF, erased-flash padding)
+    in bytes fed chunk by chunk: no trace holds a megabyte of one byte value.
 
     Works on 8-byte words (aligned to the first byte fed), so the offset it reports may be up
-    to 7 bytes past where the zeros really begin: it never cuts a non-zero byte.
+    to 7 bytes past where the run really begins: it never cuts a byte of another value.
     """
 
-    def __init__(self, start: int = 0, limit: int = ZERO_RUN) -> None:
+    FILLS = (0, 0xFFFF_FFFF_FFFF_FFFF)
+
+    def __init__(self, start: int = 0, limit: int = FILL_RUN) -> None:
         self.pos = start  # offset of the next byte fed
-        self.run_start = start  # where the zeros at the end of what was fed begin
+        self.run_start = [start, start]  # per fill: where its run at the end of the input began
         self.limit = limit
         self.found: int | None = None
 
     def feed(self, chunk: bytes | memoryview) -> int | None:
-        """Feed the next bytes; the offset of the first long zero run once there is one."""
+        """Feed the next bytes; the offset of the first long run once there is one."""
         if self.found is not None:
             return self.found
         view = memoryview(chunk).cast("B")
         n = len(view)
         whole = n // 8 * 8
         words = np.frombuffer(view[:whole], dtype=np.uint64)
-        tail = view[whole:]
-        if len(words) and words.all():  # the common case: no zero word at all, no index array
-            self.run_start = self.pos + whole
-            nz = words[:0]
-        else:
-            nz = np.flatnonzero(words)
-        if len(nz):
-            first_nz = self.pos + int(nz[0]) * 8
-            if first_nz - self.run_start >= self.limit:
-                self.found = self.run_start
-                return self.found
-            gaps = np.flatnonzero(np.diff(nz) - 1 >= self.limit // 8)
-            if len(gaps):
-                self.found = self.pos + (int(nz[gaps[0]]) + 1) * 8
-                return self.found
-            self.run_start = self.pos + (int(nz[-1]) + 1) * 8
-        if any(tail):
-            self.run_start = self.pos + n
+        tail = bytes(view[whole:])
+        hits = []
+        for k, fill in enumerate(self.FILLS):
+            found = self._run(words if fill == 0 else ~words, k, whole)
+            if found is not None:
+                hits.append(found)
+                continue
+            if tail.strip(bytes([fill & 0xFF])):
+                self.run_start[k] = self.pos + n
+            if self.pos + n - self.run_start[k] >= self.limit:
+                hits.append(self.run_start[k])
         self.pos += n
-        if self.pos - self.run_start >= self.limit:
-            self.found = self.run_start
+        if hits:
+            self.found = min(hits)
         return self.found
+
+    def _run(self, other: npt.NDArray[np.uint64], k: int, whole: int) -> int | None:
+        """`other` is non-zero where a word is not the fill: the run ending or found here."""
+        if len(other) and other.all():  # the common case: no such word, no index array
+            self.run_start[k] = self.pos + whole
+            return None
+        nz = np.flatnonzero(other)
+        if not len(nz):
+            return None
+        if self.pos + int(nz[0]) * 8 - self.run_start[k] >= self.limit:
+            return self.run_start[k]
+        gaps = np.flatnonzero(np.diff(nz) - 1 >= self.limit // 8)
+        if len(gaps):
+            return self.pos + (int(nz[gaps[0]]) + 1) * 8
+        self.run_start[k] = self.pos + (int(nz[-1]) + 1) * 8
+        return None
 
 
 class Source:
@@ -76,11 +89,11 @@ class Source:
         else:
             raise ValueError("Source needs data or a file")
 
-    def clip_zero_run(self, start: int = 0, floor: int = 32) -> int | None:
-        """Stop the source at the first run of >= 1 MiB of zero bytes from `start` (never
+    def clip_fill_run(self, start: int = 0, floor: int = 32) -> int | None:
+        """Stop the source at the first run of >= 1 MiB of 0x00 or 0xFF from `start` (never
         before `floor`: a 32-byte data header ends in zero padding); return where it now ends
         (None when there is no such run). Reads the file once, 1 MiB at a time."""
-        finder = ZeroRun(start)
+        finder = FillRun(start)
         at = start
         while at < self.size:
             found = finder.feed(self.read(at, _SCAN))
