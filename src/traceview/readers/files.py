@@ -86,7 +86,7 @@ def too_big(size: int, max_size: int, path: str | None = None) -> TraceFormatErr
 
 
 def read_bounded(f: BinaryIO, max_size: int) -> tuple[bytes, Diagnostic | None]:
-    """All of `f` (stdin, a pipe) up to `max_size` bytes, stopping at a 1 MiB run of 0x00 or 0xFF."""
+    """All of `f` (stdin, a pipe) up to `max_size` bytes, stopping at a 1 MiB fill run."""
     parts: list[bytes] = []
     total = 0
     fills = FillRun()
