@@ -146,3 +146,10 @@ def test_erased_ff_tail_is_cut(variant: str) -> None:
     trace = traceview.load(hostile.written(variant) + b"\xff" * (3 << 20))
     trace.validate()
     assert len(trace.events) == 4000 and "fill-run" in codes(trace)
+
+
+def test_sparse_tail_past_max_size_is_cut_not_refused(tmp_path: Path) -> None:
+    data = hostile.written("regular")
+    path = hostile.sparse_after(tmp_path / "z.trace", data, 64 << 20)
+    trace = traceview.load(path, max_size=len(data) + 1000)
+    assert len(trace.events) == 4000 and "fill-run" in codes(trace)

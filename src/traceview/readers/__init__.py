@@ -94,9 +94,12 @@ def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
                 escape(path),
             )
         return _load_split(*pair, str(path), max_size, salvage)
-    with open_regular(path, max_size) as f:
+    with open_regular(path) as f:
         head = f.read(_HEAD)
         if is_gzip(head):
+            size = os.fstat(f.fileno()).st_size
+            if size > max_size:
+                raise too_big(size, max_size)
             f.seek(0)
             return _load_bytes(f.read(), str(path), max_size, salvage)
         name, reader = choose(head)
@@ -105,20 +108,24 @@ def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
             if pair is not None:
                 return _load_split(*pair, str(path), max_size, salvage)
         src = Source(file=f)  # regular and data: decoded chunk by chunk; others read whole
-        notes = _clip(src, "file")
+        notes = _clip(src, "file", max_size)
         trace = _noted(reader.read(src, source=str(path)), notes)
         return judge(trace, salvage, src.read(0, SAMPLE))
 
 
-def _clip(src: Source, where: str) -> list[Diagnostic]:
-    at = src.clip_fill_run()
+def _clip(src: Source, where: str, max_size: int) -> list[Diagnostic]:
+    """Stop `src` at a 1 MiB fill run; what remains must fit `max_size` (a sparse tail past
+    the bound is cut, not refused)."""
+    at = src.clip_fill_run(until=max_size + (1 << 20))
+    if src.size > max_size:
+        raise too_big(src.size, max_size)
     return [fill_note(at, where)] if at is not None else []
 
 
 def _load_split(key: Path, data: Path, label: str, max_size: int, salvage: bool) -> Trace:
-    with open_regular(key, max_size) as kf, open_regular(data, max_size) as df:
+    with open_regular(key) as kf, open_regular(data) as df:
         data_src = Source(file=df)
-        notes = _clip(data_src, "data file")
+        notes = _clip(data_src, "data file", max_size)
         trace = split.read_split(Source(file=kf), data_src, source=label)
         return judge(_noted(trace, notes), salvage, data_src.read(0, SAMPLE))
 
@@ -140,6 +147,6 @@ def _load_bytes(
         return _noted(_load_bytes(inner, source, max_size, salvage, depth + 1), notes)
     _, reader = choose(head)
     src = Source(data)
-    notes = _clip(src, "input")
+    notes = _clip(src, "input", max_size)
     trace = _noted(reader.read(src, source=source), notes)
     return judge(trace, salvage, src.read(0, SAMPLE))

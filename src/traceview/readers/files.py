@@ -45,9 +45,9 @@ def kind_of(mode: int) -> str | None:
     return "not a regular file"
 
 
-def open_regular(path: Path, max_size: int) -> BinaryIO:
-    """Open `path` for reading if it is a regular file of at most `max_size` bytes; a
-    one-line error naming the (escaped) path otherwise. Never blocks on a FIFO."""
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading if it is a regular file; a one-line error naming the (escaped)
+    path otherwise. Never blocks on a FIFO."""
     try:
         info = os.stat(path)
     except OSError as err:
@@ -58,8 +58,6 @@ def open_regular(path: Path, max_size: int) -> BinaryIO:
             f"{what}, not a trace file: traceview reads regular files, gzip and '-' (stdin)",
             path=escape(path),
         )
-    if info.st_size > max_size:
-        raise too_big(info.st_size, max_size, escape(path))
     try:
         # O_NONBLOCK: should the file be swapped for a FIFO after the stat, open() still
         # returns at once (and the fstat below refuses it)

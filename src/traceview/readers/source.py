@@ -89,13 +89,18 @@ class Source:
         else:
             raise ValueError("Source needs data or a file")
 
-    def clip_fill_run(self, start: int = 0, floor: int = 32) -> int | None:
+    def clip_fill_run(
+        self, start: int = 0, floor: int = 32, until: int | None = None
+    ) -> int | None:
         """Stop the source at the first run of >= 1 MiB of 0x00 or 0xFF from `start` (never
         before `floor`: a 32-byte data header ends in zero padding); return where it now ends
-        (None when there is no such run). Reads the file once, 1 MiB at a time."""
+        (None when there is no such run). Reads the file once, 1 MiB at a time, and no
+        further than `until` (then the size stands: a caller refusing large inputs need not
+        read them)."""
         finder = FillRun(start)
         at = start
-        while at < self.size:
+        end = self.size if until is None else min(self.size, until)
+        while at < end:
             found = finder.feed(self.read(at, _SCAN))
             if found is not None:
                 self.size = max(found, min(floor, self.size))
