@@ -153,3 +153,16 @@ def test_sparse_tail_past_max_size_is_cut_not_refused(tmp_path: Path) -> None:
     path = hostile.sparse_after(tmp_path / "z.trace", data, 64 << 20)
     trace = traceview.load(path, max_size=len(data) + 1000)
     assert len(trace.events) == 4000 and "fill-run" in codes(trace)
+
+
+def test_undecodable_path_bytes_are_escaped(tmp_path: Path) -> None:
+    bad = tmp_path / os.fsdecode(b"caf\xe9\xff.trace")
+    try:
+        bad.write_bytes(b"junk")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses undecodable names")
+    with pytest.raises(TraceError) as err:
+        traceview.load(bad)
+    line = str(err.value)
+    assert "caf\\xe9\\xff.trace" in line
+    line.encode("utf-8")  # no lone surrogates left
