@@ -51,7 +51,10 @@ def direct_profile(
     # sample of about 1M records
     step = max(1, len(ev) // SIZE_SAMPLE)
     sizes = thread_sizes(ev.thread[::step], n_threads) * step
-    order = np.argsort(-sizes, kind="stable").tolist()
+    # threads without records add nothing but a zero total: never visited (a file may
+    # declare 200,000 of them)
+    present = np.bincount(ev.thread, minlength=n_threads) > 0
+    order = [t for t in np.argsort(-sizes, kind="stable").tolist() if present[t]]
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     rows_of = ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker
 
@@ -102,7 +105,8 @@ def direct_profile(
     if timings is not None:
         timings.update(spent)
     done = [p for p in parts if p is not None]
-    return merge_parts(done, trace, clocks, repair_diagnostics(repairs))
+    everyone = tuple(range(n_threads))
+    return merge_parts(done, trace, clocks, repair_diagnostics(repairs), threads=everyone)
 
 
 def _take(col: npt.NDArray[Any], index: Any, chunk: int = 1 << 16) -> npt.NDArray[Any]:

@@ -146,8 +146,12 @@ def profile(
     cpu when the trace has no wall clock): calls are clipped to the range and counted when
     they overlap."""
     clocks = calls.clocks if clock is None else (clock,)
-    parts = thread_parts(calls, threads, clock, time_range, range_clock)
-    return merge_parts(parts, calls.trace, clocks, calls.diagnostics, time_range, range_clock)
+    selected = tuple(range(len(calls.trace.threads)) if threads is None else threads)
+    sizes = calls.thread_ranges[:, 1] - calls.thread_ranges[:, 0]
+    busy = [t for t in selected if sizes[t]]  # a thread without calls adds a zero total only
+    parts = thread_parts(calls, busy, clock, time_range, range_clock)
+    rc = _range_clock(calls, time_range, range_clock)
+    return merge_parts(parts, calls.trace, clocks, calls.diagnostics, time_range, rc, selected)
 
 
 def thread_profiles(
@@ -198,10 +202,12 @@ def merge_parts(
     diagnostics: Sequence[Diagnostic] = (),
     time_range: tuple[int, int] | None = None,
     range_clock: str | None = None,
+    threads: Sequence[int] | None = None,
 ) -> Profile:
     """The profile of disjoint threads from their sparse parts: edges are summed by key and
     the per-method arrays derived once, so memory follows the edges really present, never
-    threads x methods."""
+    threads x methods. `threads` lists every selected thread row in order (default: the
+    parts' threads); one without a part has zero totals and calls."""
     n_methods = len(trace.methods)
     clocks = tuple(parts[0].edges.incl) if parts else clocks
     if len(parts) == 1:
@@ -216,7 +222,15 @@ def merge_parts(
             sum_by(inverse, _cat([p.edges.calls for p in parts]), len(uniq)),
             {c: sum_by(inverse, _cat([p.edges.incl[c] for p in parts]), len(uniq)) for c in clocks},
         )
-    totals = {c: np.array([p.totals[c] for p in parts], dtype=np.int64) for c in clocks}
+    rows = tuple(p.thread for p in parts) if threads is None else tuple(threads)
+    at = np.full(len(trace.threads), -1, dtype=np.int64)
+    at[list(rows)] = np.arange(len(rows))
+    where = at[[p.thread for p in parts]] if parts else np.zeros(0, dtype=np.int64)
+    totals = {c: np.zeros(len(rows), dtype=np.int64) for c in clocks}
+    for c in clocks:
+        totals[c][where] = [p.totals[c] for p in parts]
+    thread_calls = np.zeros(len(rows), dtype=np.int64)
+    thread_calls[where] = [p.n_calls for p in parts]
     child = edges.child.astype(np.int64) * 2 + edges.child_recursive
     has_parent = edges.parent >= 0
     parent = edges.parent[has_parent].astype(np.int64) * 2 + edges.parent_recursive[has_parent]
@@ -236,7 +250,7 @@ def merge_parts(
         incl[c] = inc[0::2]
     return Profile(
         trace=trace,
-        threads=tuple(p.thread for p in parts),
+        threads=rows,
         clocks=clocks,
         calls=nr[0::2],
         recursive_calls=nr[1::2],
@@ -245,7 +259,7 @@ def merge_parts(
         top_excl=top,
         edges=edges,
         thread_total=totals,
-        thread_calls=np.array([p.n_calls for p in parts], dtype=np.int64),
+        thread_calls=thread_calls,
         toplevel=toplevel,
         estimates=trace.header.sampled,
         time_range=time_range,
