@@ -203,7 +203,7 @@ def _assemble(
     incl[TOPLEVEL] = total
     calls[TOPLEVEL] = rec[TOPLEVEL] = 0
     edges = _merge_edges(ep, ec, epr, ecr, et, en, size)
-    names = _names(trace)
+    names = legacy_names(trace)
     return LegacyProfile(
         clock=clock,
         policy=policy,
@@ -258,7 +258,7 @@ def _merge_edges(
     return pc // size, pc % size, prec, crec, time, calls
 
 
-def _names(trace: Trace) -> tuple[list[bytes], list[bytes | None], list[bytes]]:
+def legacy_names(trace: Trace) -> tuple[list[bytes], list[bytes | None], list[bytes]]:
     """Class, method name (None for a pseudo-method) and signature as dmtracedump splits a
     key line. ART writes 5 fields (no line number, a missing source file as `(null)`), which
     leaves `\tfile` glued to the signature; Dalvik's 6 fields do not. The model keeps no

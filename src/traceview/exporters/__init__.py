@@ -71,6 +71,10 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "diff-json": ("traceview.exporters.diff", "JSON"),
     "diff-junit": ("traceview.exporters.junit", "JUNIT"),
     "diff-markdown": ("traceview.exporters.markdown", "MARKDOWN"),
+    "dmtracedump": ("traceview.exporters.dmtracedump", "TEXT"),
+    "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
+    "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),
+    "dot": ("traceview.exporters.dot", "DOT"),
 }
 
 

@@ -183,6 +183,8 @@ class Report:
             return
         out.write(b"\nExclusive elapsed time for each class, summed over all the methods\n")
         out.write(b"in the class.\n\n")
+        if self.html:
+            out.write(b"<br><br>\n")
         self.groups(self.order.classes, b"Class", b"d", lambda e: esc(lp.name[e] or b""))
 
     def methods(self) -> None:
@@ -192,6 +194,8 @@ class Report:
         self.section(b"method")
         out.write(b"\nExclusive elapsed time for each method, summed over all the classes\n")
         out.write(b"that contain a method with the same name.\n\n")
+        if self.html:
+            out.write(b"<br><br>\n")
         self.groups(
             self.order.names,
             b"Method",
