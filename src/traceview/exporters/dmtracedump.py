@@ -25,6 +25,7 @@ CLASS_DASHES = b"-" * 45
 PLUSES = b"               " + b"+" * 25 + b"\n"
 
 Escape = Callable[[bytes], bytes]
+Label = Callable[[int], bytes]
 
 
 def compute(view: View, options: Options) -> tuple[LegacyProfile, LegacyOrder]:
@@ -203,7 +204,7 @@ class Report:
             lambda e: esc(lp.class_name[e]) + b"." + esc(lp.name[e] or b""),
         )
 
-    def groups(self, groups: list[Any], what: bytes, prefix: bytes, label: Escape) -> None:
+    def groups(self, groups: list[Any], what: bytes, prefix: bytes, label: Label) -> None:
         lp, out, esc, index = self.lp, self.out, self.esc, self.order.index
         if self.html:
             out.write(
