@@ -151,7 +151,7 @@ def test_graph_without_dot_is_one_line_error(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # the module imports it on use
     status, _, err = ours(["-g", tmp_path / "g.png", regular], capsys)
     assert status == 2
     assert err.count("\n") == 1 and "dot" in err and not (tmp_path / "g.png").exists()

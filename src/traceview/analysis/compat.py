@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import OPEN, RECURSIVE, build_calls
+from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile
 from traceview.analysis.query import Query
 from traceview.analysis.session import Session
@@ -111,7 +112,7 @@ def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
     if emulate and (q.time_range is not None or q.my_code):
         notes.append("with a time range or --my-code the engine's stack policies apply")
         emulate = False
-    prof = session.profile(q)
+    prof = _profile(session, q)
     spans = prof.thread_total[clock] // 1000  # each thread's last - first record, in µs
     base = trace
     undeclared = ~trace.methods.declared
@@ -122,7 +123,7 @@ def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
         merge = int(np.count_nonzero(undeclared)) > 1
         if "exit-without-enter" in codes or merge:
             base, orphans = _dmtracedump_events(trace, clock, selected)
-            prof = Session(base).profile(q)
+            prof = _profile(Session(base), q)
         if "open-at-end" in codes:
             big = selected[trace.threads.id[selected] >= THREAD_SLOTS]
             if len(big):
@@ -132,6 +133,15 @@ def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
                     "them)"
                 )
     return _assemble(base, prof, clock, spans, policy, emulate, orphans, notes)
+
+
+def _profile(session: Session, q: Query) -> Profile:
+    """The engine's profile of the selection; for the whole trace without a call table,
+    computed directly on the one clock needed (half the counting of `Session.profile`)."""
+    whole = q.threads is None and q.time_range is None and not q.my_code
+    if whole and not session.has_calls:
+        return direct_profile(session.trace, timings=session.timings, clocks=(q.clock,))
+    return session.profile(q)
 
 
 def _assemble(

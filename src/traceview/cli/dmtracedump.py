@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -74,9 +71,13 @@ def main(argv: list[str]) -> int:
     clock = args.clock
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
+    from traceview.cli.dump import _reuse_freed_memory
+
+    _reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
     opts = Options(policy=args.policy, threshold=args.threshold, script_url=args.sortable)
-    for note in _notes(view, opts):
+    for note in _notes(view, opts):  # computes the statistics the report prints
         print(f"dmtracedump: note: {note}", file=sys.stderr)
+    marks.append(("analysis", time.perf_counter(), time.process_time()))
     if args.events:
         options.write(get("dmtracedump-events"), view, None, opts)
     elif args.other is not None:
@@ -90,11 +91,11 @@ def main(argv: list[str]) -> int:
         exporter = get("dmtracedump-html" if args.html else "dmtracedump")
         options.write(exporter, view, None, opts)
         sys.stdout.flush()
-        marks.append(("report", time.perf_counter(), time.process_time()))
+        marks.append(("output", time.perf_counter(), time.process_time()))
         if args.graph is not None:
             _graph(view, args.graph, args.keep, opts)
     sys.stdout.flush()
-    marks.append(("done", time.perf_counter(), time.process_time()))
+    marks.append(("end", time.perf_counter(), time.process_time()))
     if timings:
         steps = " ".join(
             f"{name}={wall - marks[i][1]:.3f}s/{cpu - marks[i][2]:.3f}cpu"
@@ -112,6 +113,10 @@ def _notes(view: View, opts: Options) -> list[str]:
 
 def _graph(view: View, target: str, keep: bool, opts: Options) -> None:
     """Write the call graph: DOT for a .dot/.gv name, else rendered by Graphviz `dot`."""
+    import shutil
+    import subprocess
+    import tempfile
+
     path = Path(target)
     suffix = path.suffix.lower()
     if suffix in (".dot", ".gv"):
