@@ -135,3 +135,60 @@ def test_corpus_traces_dmtracedump_reads_agree(
         assert comparable(out) == comparable(debian(["-o", plain]).stdout), path
         compared += 1
     assert compared >= 5
+
+
+def _undeclared(events: list[tuple[int, str, str, int, int]], keep: int) -> object:
+    """A hand-made trace whose methods after the first `keep` are missing from the key."""
+    import dataclasses
+
+    import numpy as np
+
+    trace = make_trace(events)
+    declared = np.arange(len(trace.methods)) < keep
+    return dataclasses.replace(trace, methods=dataclasses.replace(trace.methods, declared=declared))
+
+
+NESTED = [
+    (1, "enter", "a.A.x", 0, 0),
+    (1, "enter", "a.B.y", 2, 2),
+    (1, "enter", "a.C.z", 3, 3),
+    (1, "exit", "a.C.z", 4, 4),
+    (1, "exit", "a.B.y", 6, 6),
+    (1, "exit", "a.A.x", 9, 9),
+    (1, "enter", "a.B.y", 10, 10),
+    (1, "exit", "a.B.y", 12, 12),
+]
+RECURSIVE = [
+    (1, "enter", "a.A.x", 0, 0),
+    (1, "enter", "a.A.x", 2, 2),
+    (1, "enter", "a.B.y", 3, 3),
+    (1, "exit", "a.B.y", 4, 4),
+    (1, "exit", "a.A.x", 6, 6),
+    (2, "enter", "a.B.y", 1, 1),
+    (1, "exit", "a.A.x", 9, 9),
+    (2, "exit", "a.B.y", 12, 12),
+]
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["zero-time", "two-unknown-ids", "recursion"],
+)
+def test_hand_made_edge_cases_equal_debian(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """A trace of zero length (0/0 percentages print as glibc's `-nan`), two ids missing
+    from the key (one `(unknown)`), and recursion across two threads."""
+    trace = {
+        "zero-time": lambda: make_trace([(1, "enter", "a.A.x", 5, 5), (1, "exit", "a.A.x", 5, 5)]),
+        "two-unknown-ids": lambda: _undeclared(NESTED, 1),
+        "recursion": lambda: make_trace(RECURSIVE),
+    }[case]()
+    path = tmp_path / f"{case}.trace"
+    write(trace, path, variant="regular")  # type: ignore[arg-type]
+    for flags in ([], ["-o"]):
+        theirs = debian([*flags, path])
+        assert accepted(theirs)
+        status, out, _ = ours([*flags, path], capsys)
+        assert status == 0
+        assert out == theirs.stdout
