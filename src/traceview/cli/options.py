@@ -96,8 +96,10 @@ def open_trace(path: str, only_clock: str | None = None) -> Session:
     trace = load(path)
     clocks = trace.events.clocks
     if only_clock in clocks and len(clocks) > 1:
-        other = "wall" if only_clock == "cpu" else "cpu"
-        trace = replace(trace, events=replace(trace.events, **{other: None}))  # frees it
+        ev = trace.events
+        kept = replace(ev, wall=None) if only_clock == "cpu" else replace(ev, cpu=None)
+        del ev
+        trace = replace(trace, events=kept)  # the dropped column is freed here
     return Session(trace)
 
 
