@@ -164,7 +164,17 @@ def test_thread_and_clock_pick_the_engine_numbers(regular: Path) -> None:
     main = session.main_thread()
     q = session.query(threads=(main,), clock="wall")
     lp = legacy_profile(session, q)
+    lp.validate()
     prof = session.profile(q)
     assert lp.total * 1000 == int(prof.thread_total["wall"].sum())
     assert (lp.excl[2:] * 1000 == prof.excl["wall"]).all()
     assert (lp.incl[2:] * 1000 == prof.incl["wall"]).all()
+
+
+@pytest.mark.parametrize("policy", ["dmtracedump", "traceview"])
+@pytest.mark.parametrize(("seed", "style"), [(41, "dalvik"), (42, "art")])
+def test_legacy_profile_invariants_on_unbalanced_traces(seed: int, style: str, policy: str) -> None:
+    trace = generate(records=20_000, threads=4, seed=seed, style=style)
+    session = Session(trace)
+    for q in (session.query(clock="cpu"), session.query(clock="wall", threads=(0,))):
+        legacy_profile(session, q, policy).validate()

@@ -81,12 +81,22 @@ class LegacyProfile:
     def __len__(self) -> int:
         return len(self.excl)
 
-    def label(self, e: int) -> bytes:
-        """`class.method signature` (or the class alone for a pseudo-method), as printed."""
-        name = self.name[e]
-        if name is None:
-            return self.class_name[e]
-        return self.class_name[e] + b"." + name + b" " + self.signature[e]
+    def validate(self) -> None:
+        """Check the invariants: counts and times >= 0, topExclusive <= exclusive, edge
+        calls adding up to each method's calls, and Σ exclusive = Total cycles when every
+        thread is counted (dmtracedump charges every Δ to some method or `(toplevel)`)."""
+        problems = []
+        if (self.excl < 0).any() or (self.incl < 0).any() or (self.top < 0).any():
+            problems.append("negative time")
+        if (self.top > self.excl).any():
+            problems.append("topExclusive above exclusive")
+        into = np.bincount(self.edge_child, weights=self.edge_calls, minlength=len(self))
+        if not np.array_equal(into[1:].astype(np.int64), (self.calls + self.recursive)[1:]):
+            problems.append("edge calls differ from method calls")
+        if not any("32768" in n for n in self.notes) and int(self.excl.sum()) != self.total:
+            problems.append(f"exclusive sum {int(self.excl.sum())} != total {self.total}")
+        if problems:
+            raise AssertionError("LegacyProfile: " + "; ".join(problems))
 
 
 _MEMO: WeakKeyDictionary[Session, dict[tuple[Query, str], LegacyProfile]] = WeakKeyDictionary()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO, Any
 
-from traceview.analysis.compat import TOPLEVEL, LegacyProfile, legacy_profile
+from traceview.analysis.compat import LegacyProfile, legacy_profile
 from traceview.analysis.legacy_order import LegacyOrder, Relative, legacy_order
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
@@ -337,4 +337,4 @@ TEXT = Exporter(
     export_text,
 )
 
-__all__ = ["TEXT", "TOPLEVEL", "Report", "compute", "fixed", "ratio"]
+__all__ = ["TEXT", "Report", "compute", "fixed", "ratio"]
