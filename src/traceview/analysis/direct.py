@@ -35,9 +35,13 @@ SIZE_SAMPLE = 1 << 20  # records sampled to estimate the threads' sizes
 
 
 def direct_profile(
-    trace: Trace, workers: int | None = None, timings: dict[str, float] | None = None
+    trace: Trace,
+    workers: int | None = None,
+    timings: dict[str, float] | None = None,
+    clocks: tuple[str, ...] | None = None,
 ) -> Profile:
-    """`profile(build_calls(trace))` (every thread, every clock) without a call table.
+    """`profile(build_calls(trace))` (every thread, every clock or only `clocks`) without a
+    call table.
 
     Threads are done biggest first (their temporaries are the peak) on `workers` OS threads
     (default TRACEVIEW_WORKERS when set, else two on a machine with two cores). `timings`,
@@ -46,7 +50,7 @@ def direct_profile(
     """
     ev = trace.events
     n_threads = len(trace.threads)
-    clocks = trace.clocks
+    clocks = trace.clocks if clocks is None else clocks
     # sizes only order the work (biggest first) and pick the small threads: counted on a
     # sample of about 1M records
     step = max(1, len(ev) // SIZE_SAMPLE)

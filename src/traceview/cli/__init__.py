@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "report": "write the viewer as one self-contained HTML file",
     "diff": "compare runs: per-method changes, a regression gate for CI",
     "demo": "open the bundled demo trace in the viewer",
+    "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer

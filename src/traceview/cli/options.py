@@ -83,11 +83,24 @@ def add_output(parser: argparse.ArgumentParser, json: bool = True) -> None:
         parser.add_argument("--json", action="store_true", help="write JSON")
 
 
-def open_trace(path: str) -> Session:
-    """Load a trace for any command (the one open path) and start its analysis session."""
+def open_trace(path: str, only_clock: str | None = None) -> Session:
+    """Load a trace for any command (the one open path) and start its analysis session.
+
+    `only_clock` ("cpu" or "wall"): a command that reads one clock drops the other's times
+    when the trace has both (80 MB less per 10M records); ignored when the trace lacks it.
+    """
+    from dataclasses import replace
+
     from traceview.readers import load
 
-    return Session(load(path))
+    trace = load(path)
+    clocks = trace.events.clocks
+    if only_clock in clocks and len(clocks) > 1:
+        ev = trace.events
+        kept = replace(ev, wall=None) if only_clock == "cpu" else replace(ev, cpu=None)
+        del ev
+        trace = replace(trace, events=kept)  # the dropped column is freed here
+    return Session(trace)
 
 
 def query(args: argparse.Namespace, session: Session, default_main: bool = False) -> Query:

@@ -24,13 +24,19 @@ from traceview.analysis.view import View
 class Options:
     """Presentation choices some formats honour (the selection itself is the view's query):
     `sort` (a column name), `limit` (rows), `max_depth` (tree levels), `budget_bytes` (how
-    much a report may precompute), `title`."""
+    much a report may precompute), `title`; for the formats that reproduce another tool:
+    `policy` (its stack policies, "dmtracedump", or the engine's, "traceview"),
+    `threshold` (a percentage cut-off, e.g. a call graph's), `script_url` (a URL base to
+    load a page's script from instead of inlining it)."""
 
     sort: str | None = None
     limit: int | None = None
     max_depth: int | None = None
     budget_bytes: int | None = None
     title: str | None = None
+    policy: str | None = None
+    threshold: int | None = None
+    script_url: str | None = None
 
 
 ExportFn = Callable[[View, IO[Any], Options], None]
@@ -65,6 +71,10 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "diff-json": ("traceview.exporters.diff", "JSON"),
     "diff-junit": ("traceview.exporters.junit", "JUNIT"),
     "diff-markdown": ("traceview.exporters.markdown", "MARKDOWN"),
+    "dmtracedump": ("traceview.exporters.dmtracedump", "TEXT"),
+    "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
+    "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),
+    "dot": ("traceview.exporters.dot", "DOT"),
 }
 
 
