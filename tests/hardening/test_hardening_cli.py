@@ -5,6 +5,7 @@ status 2; never a traceback. Files are made at run time (the big ones are sparse
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -157,3 +158,17 @@ def test_text_converted_names_the_cause(cases: dict[str, tuple[Path | str, bytes
     target, _ = cases["text-converted"]
     proc = run_cli(["info", "--json", str(target)], None)
     assert proc.returncode == 2 and b"EF BF BD" in proc.stderr and b"--salvage" in proc.stderr
+
+
+def test_salvage_and_max_size_options(cases: dict[str, tuple[Path | str, bytes | None]]) -> None:
+    """`--salvage` forces the best-effort reading the verdict refused; `--max-size` bounds
+    what a trace may hold (one line naming the limit)."""
+    target, _ = cases["text-converted"]
+    proc = run_cli(["info", "--json", "--salvage", str(target)], None)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    codes = {d["code"] for d in json.loads(proc.stdout)["diagnostics"]}
+    assert "damaged-beyond-use" in codes
+    small = run_cli(["stats", "--max-size", "1K", str(target)], None)
+    assert small.returncode == 2 and small.stderr.decode().count("\n") == 1
+    bad = run_cli(["stats", "--max-size", "lots", str(target)], None)
+    assert bad.returncode == 2 and b"bad size" in bad.stderr

@@ -50,6 +50,7 @@ def parser() -> argparse.ArgumentParser:
         "--vs", nargs="+", required=True, metavar="CANDIDATE", help="candidate runs (traces)"
     )
     options.add_selection(p)
+    options.add_loading(p)
     g = p.add_argument_group("thresholds")
     g.add_argument(
         "--fail-above",
@@ -112,7 +113,7 @@ def main(argv: list[str]) -> int:
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
-    first = options.open_trace(args.baseline[0])
+    first = options.open_trace(args.baseline[0], args)
     if args.clock is None:  # one clock for every run: the first baseline's default
         args.clock = first.default_clock
     base = [_summarise(args.baseline[0], first, args)]
@@ -132,7 +133,7 @@ def main(argv: list[str]) -> int:
 
 
 def _run(path: str, args: argparse.Namespace) -> Run:
-    return _summarise(path, options.open_trace(path), args)
+    return _summarise(path, options.open_trace(path, args), args)
 
 
 def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:

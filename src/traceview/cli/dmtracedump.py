@@ -58,7 +58,7 @@ def _view(path: str, args: argparse.Namespace) -> View:
     # the report reads one clock: drop the other's times, unless a range needs the wall
     # clock to be placed on (its default timeline)
     ranged = args.start is not None or args.stop is not None
-    session = options.open_trace(path, only_clock=None if ranged else args.clock or "cpu")
+    session = options.open_trace(path, args, only_clock=None if ranged else args.clock or "cpu")
     if args.clock is None:  # dmtracedump's clock: the first time field
         args.clock = "cpu" if "cpu" in session.clocks else "wall"
     if args.clock not in session.clocks:

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     timings = os.environ.get("TRACEVIEW_TIMINGS") == "1"
     start = (time.perf_counter(), time.process_time())
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
     loaded = (time.perf_counter(), time.process_time())
     _reuse_freed_memory()
     view = View(session, options.query(args, session))

@@ -16,7 +16,7 @@ def main(argv: list[str]) -> int:
     options.add_trace(parser)
     options.add_output(parser)
     args = parser.parse_args(argv)
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
     view = View(session, session.query())
     options.write(get("info-json" if args.json else "info"), view, args.output)
     return 0

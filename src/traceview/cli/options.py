@@ -48,9 +48,37 @@ def duration_ns(text: str) -> int:
     )
 
 
+_SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+
+
+def size_bytes(text: str) -> int:
+    """`4G`, `500M`, `64k`, `1048576` -> bytes (binary multiples)."""
+    m = _SIZE.match(text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"bad size {text!r}: a number with K, M, G or T")
+    return int(m.group(1)) << (10 * "kmgt".find(m.group(2).lower()) + 10 if m.group(2) else 0)
+
+
 def add_trace(parser: argparse.ArgumentParser) -> None:
-    """The trace argument (a path, a .key/.data base, or - for stdin)."""
+    """The trace argument (a path, a .key/.data base, or - for stdin) and how to load it."""
     parser.add_argument("trace", help="a .trace file (any variant, gzip too), a split base, or -")
+    add_loading(parser)
+
+
+def add_loading(parser: argparse.ArgumentParser) -> None:
+    """--max-size and --salvage: how much a trace may hold, and reading damaged data anyway."""
+    g = parser.add_argument_group("loading")
+    g.add_argument(
+        "--max-size",
+        type=size_bytes,
+        metavar="SIZE",
+        help="read at most this much of a trace, decompressed (default 4G)",
+    )
+    g.add_argument(
+        "--salvage",
+        action="store_true",
+        help="read data damaged beyond use anyway (best effort, with diagnostics)",
+    )
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
@@ -83,17 +111,21 @@ def add_output(parser: argparse.ArgumentParser, json: bool = True) -> None:
         parser.add_argument("--json", action="store_true", help="write JSON")
 
 
-def open_trace(path: str, only_clock: str | None = None) -> Session:
-    """Load a trace for any command (the one open path) and start its analysis session.
+def open_trace(
+    path: str, args: argparse.Namespace | None = None, only_clock: str | None = None
+) -> Session:
+    """Load a trace for any command (the one open path) and start its analysis session;
+    `args` carries --max-size and --salvage (`add_loading`).
 
     `only_clock` ("cpu" or "wall"): a command that reads one clock drops the other's times
     when the trace has both (80 MB less per 10M records); ignored when the trace lacks it.
     """
     from dataclasses import replace
 
-    from traceview.readers import load
+    from traceview.readers import DEFAULT_MAX_SIZE, load
 
-    trace = load(path)
+    max_size = getattr(args, "max_size", None) or DEFAULT_MAX_SIZE
+    trace = load(path, max_size=max_size, salvage=bool(getattr(args, "salvage", False)))
     clocks = trace.events.clocks
     if only_clock in clocks and len(clocks) > 1:
         ev = trace.events

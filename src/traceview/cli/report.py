@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
     """Write the report; 0 on success."""
     args = parser().parse_args(argv)
     out = args.output or Path(args.trace).name + ".html"
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
     budget = int(max(args.budget_mb, 0) * (1 << 20))
     options.write(get("report"), View(session, session.query()), out, Options(budget_bytes=budget))
     if out != "-":

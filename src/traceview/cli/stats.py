@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--limit", type=int, help="show at most N methods")
     options.add_output(parser)
     args = parser.parse_args(argv)
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
     q = options.query(args, session)
     sort = args.sort or (f"incl-{args.clock}" if args.clock else None)
     exporter = get("stats-json" if args.json else "stats")

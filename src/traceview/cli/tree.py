@@ -19,7 +19,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--max-depth", type=int, help="deepest level shown (0 = roots)")
     options.add_output(parser)
     args = parser.parse_args(argv)
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
     q = options.query(args, session, default_main=True)
     exporter = get("tree-json" if args.json else "tree")
     options.write(exporter, View(session, q), args.output, Options(max_depth=args.max_depth))

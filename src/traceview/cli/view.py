@@ -52,7 +52,9 @@ def has_display() -> bool:
     return True
 
 
-def load_with_progress(path: str, console: Console) -> Session:
+def load_with_progress(
+    path: str, console: Console, args: argparse.Namespace | None = None
+) -> Session:
     """Load `path` into a Session, showing one progress step per phase on stderr."""
     with Progress(
         SpinnerColumn(),
@@ -71,7 +73,7 @@ def load_with_progress(path: str, console: Console) -> Session:
                 bar.update(task, description=phase, completed=idx)
 
         step("reading")
-        session = options.open_trace(path)
+        session = options.open_trace(path, args)
         step("building calls")
         session.calls  # noqa: B018 (builds the call table)
         step("profiling")
@@ -126,7 +128,7 @@ def main(argv: list[str]) -> int:
     import uvicorn
 
     err = Console(stderr=True)
-    session = load_with_progress(args.trace, err)
+    session = load_with_progress(args.trace, err, args)
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     url = url_for(args.host, port)
