@@ -74,9 +74,9 @@ def main(argv: list[str]) -> int:
     clock = args.clock
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
-    from traceview.cli.dump import _reuse_freed_memory
+    from traceview.cli.dump import reuse_freed_memory
 
-    _reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
+    reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
     opts = Options(policy=args.policy, threshold=args.threshold, script_url=args.sortable)
     for note in _notes(view, opts):  # computes the statistics the report prints
         print(f"dmtracedump: note: {note}", file=sys.stderr)

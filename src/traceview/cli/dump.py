@@ -19,7 +19,7 @@ from traceview.cli import options
 from traceview.exporters import get
 
 
-def _reuse_freed_memory() -> None:
+def reuse_freed_memory() -> None:
     """Keep freed memory in the heap for the next thread's temporaries (glibc only).
 
     A one-shot dump allocates and frees the same large arrays thread after thread; served
@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
     start = (time.perf_counter(), time.process_time())
     session = options.open_trace(args.trace, args)
     loaded = (time.perf_counter(), time.process_time())
-    _reuse_freed_memory()
+    reuse_freed_memory()
     view = View(session, options.query(args, session))
     view.profile()
     analysed = (time.perf_counter(), time.process_time())
