@@ -57,7 +57,7 @@ def direct_profile(
     sizes = thread_sizes(ev.thread[::step], n_threads) * step
     # threads without records add nothing but a zero total: never visited (a file may
     # declare 200,000 of them)
-    present = np.bincount(ev.thread, minlength=n_threads) > 0
+    present = thread_sizes(ev.thread, n_threads) > 0
     order = [t for t in np.argsort(-sizes, kind="stable").tolist() if present[t]]
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
     rows_of = ThreadRows(ev.thread, sizes, idx_dtype, lazy=True)  # small ones: by a worker

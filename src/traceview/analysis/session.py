@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from traceview.analysis import filters
 from traceview.analysis.budget import FrameCalls, frame_calls
-from traceview.analysis.calls import CallTable, build_calls
+from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.flame import FlameLayout, layout
@@ -58,9 +58,7 @@ class Session:
         self.default_clock: Clock = default_clock(trace)
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
-        self.thread_records: I64 = np.bincount(ev.thread, minlength=len(trace.threads)).astype(
-            np.int64
-        )
+        self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         times = ev.time(self.timeline_clock) if len(ev) else np.zeros(1, dtype=np.int64)
         self.origin = int(times.min())  # each thread's times rise: min/max are its ends
         self.end = int(times.max())
