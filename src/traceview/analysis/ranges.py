@@ -27,13 +27,45 @@ def clipped_times(
 ) -> tuple[dict[str, I64], npt.NDArray[np.bool_], dict[str, int]]:
     """For thread row `t`: clipped inclusive ns per call and clock, the mask of calls that
     overlap the range, and the thread's clipped total per clock."""
+    start, end, keep, totals = _clip(calls, t, clocks, range_clock, time_range)
+    incl = {}
+    for c in start:
+        e = end[c]
+        e -= start[c]
+        e[~keep] = 0
+        incl[c] = e
+    return incl, keep, totals
+
+
+def clipped_spans(
+    calls: CallTable,
+    t: int,
+    clocks: tuple[str, ...],
+    range_clock: str,
+    time_range: tuple[int, int],
+) -> tuple[dict[str, I64], dict[str, I64], npt.NDArray[np.bool_]]:
+    """For thread row `t`: each call's start and end ns per clock clipped to the range (the
+    same bounds as `clipped_times`, so end - start is its clipped inclusive time) and the mask
+    of calls that overlap the range."""
+    start, end, keep, _ = _clip(calls, t, clocks, range_clock, time_range)
+    return start, end, keep
+
+
+def _clip(
+    calls: CallTable,
+    t: int,
+    clocks: tuple[str, ...],
+    range_clock: str,
+    time_range: tuple[int, int],
+) -> tuple[dict[str, I64], dict[str, I64], npt.NDArray[np.bool_], dict[str, int]]:
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
     rlo, rhi = time_range
     s_r, e_r = calls.start(range_clock, sel), calls.end(range_clock, sel)
     keep = overlapping(s_r, e_r, rlo, rhi)
     first, last = calls.thread_span(t, range_clock)
-    incl: dict[str, I64] = {}
+    starts: dict[str, I64] = {}
+    ends: dict[str, I64] = {}
     totals: dict[str, int] = {}
     brackets = _brackets(calls, sel, s_r, e_r, time_range) if hi > lo else None
     for c in clocks:
@@ -42,18 +74,15 @@ def clipped_times(
             f_c, l_c = first, last
         else:
             if brackets is None:
-                incl[c] = np.zeros(0, dtype=np.int64)
+                starts[c] = ends[c] = np.zeros(0, dtype=np.int64)
                 totals[c] = 0
                 continue
             blo, bhi = (_interp(x, rows, calls, range_clock, c) for x, rows in brackets)
             f_c, l_c = calls.thread_span(t, c)
-        start = np.clip(calls.start(c, sel), blo, max(blo, bhi))
-        end = np.clip(calls.end(c, sel), blo, max(blo, bhi))
-        end -= start
-        end[~keep] = 0
-        incl[c] = end
+        starts[c] = np.clip(calls.start(c, sel), blo, max(blo, bhi))
+        ends[c] = np.clip(calls.end(c, sel), blo, max(blo, bhi))
         totals[c] = int(np.clip(l_c, blo, max(blo, bhi)) - np.clip(f_c, blo, max(blo, bhi)))
-    return incl, keep, totals
+    return starts, ends, keep, totals
 
 
 def overlapping(start: I64, end: I64, lo: int, hi: int) -> npt.NDArray[np.bool_]:
