@@ -10,6 +10,7 @@ default are written here once: `default_clock` (the clock numbers are shown on) 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -18,6 +19,9 @@ from traceview.model import MethodTable, Trace
 
 Clock = Literal["cpu", "wall"]
 CLOCKS: tuple[Clock, ...] = ("cpu", "wall")
+
+_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_DURATION = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*(ns|us|µs|ms|s)\s*$")
 
 
 class Rename(Hashable, Protocol):
@@ -84,3 +88,20 @@ def normalise_prefixes(prefixes: str | Iterable[str] | None) -> tuple[str, ...]:
     parts = prefixes.split(",") if isinstance(prefixes, str) else list(prefixes)
     out = {p.strip().replace("/", ".").strip(".") for p in parts}
     return tuple(sorted(p for p in out if p))
+
+
+def duration_ns(text: str) -> int:
+    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (a unit is required, except for 0); ValueError
+    otherwise. The one parser of durations for the CLI's `--from`/`--to` and the Python API."""
+    if text.strip() == "0":
+        return 0
+    m = _DURATION.match(text)
+    if m is None:
+        raise ValueError(
+            f"bad duration {text!r}: a number with a unit (s, ms, us, ns), e.g. 1.5s or 300ms"
+        )
+    whole, _, frac = m.group(1).partition(".")
+    unit = _UNITS[m.group(2)]
+    return (
+        int(whole) * unit + int(frac.ljust(9, "0")) * unit // 10**9 if frac else int(whole) * unit
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from traceview.analysis.query import Query
+from traceview.analysis.query import duration_ns as parse_duration
 from traceview.analysis.session import Session
 from traceview.analysis.threads import UnknownThread
 from traceview.analysis.view import View
@@ -28,24 +29,12 @@ class CliError(Exception):
     """A user error: printed as one line `traceview: <message>`, exit status 2."""
 
 
-_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_DURATION = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*(ns|us|µs|ms|s)\s*$")
-
-
 def duration_ns(text: str) -> int:
-    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (a unit is required, except for 0)."""
-    if text.strip() == "0":
-        return 0
-    m = _DURATION.match(text)
-    if m is None:
-        raise argparse.ArgumentTypeError(
-            f"bad duration {text!r}: a number with a unit (s, ms, us, ns), e.g. 1.5s or 300ms"
-        )
-    whole, _, frac = m.group(1).partition(".")
-    unit = _UNITS[m.group(2)]
-    return (
-        int(whole) * unit + int(frac.ljust(9, "0")) * unit // 10**9 if frac else int(whole) * unit
-    )
+    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (`analysis.query.duration_ns` as an argparse type)."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 _SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
