@@ -2,7 +2,8 @@
 
 `traceview.load(path | bytes | file)` returns a `Trace` (see `traceview.model`);
 `traceview.Session(trace)` analyses it: `session.profile(session.query(...))`, trees, flame
-graphs, the timeline (see `traceview.analysis`).
+graphs, the timeline (see `traceview.analysis`). `traceview.session(path)` does both;
+`session.select(thread="main").range("1s", "2s").profile()` is a table with `to_pandas()`.
 
 The names below are imported on first use, so a command imports only what it needs.
 """
@@ -10,6 +11,7 @@ The names below are imported on first use, so a command imports only what it nee
 from __future__ import annotations
 
 from importlib import import_module
+from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -17,6 +19,8 @@ __version__ = "0.1.0"
 _WHERE = {
     "load": "traceview.readers",
     "Session": "traceview.analysis",
+    "Selection": "traceview.analysis",
+    "Table": "traceview.analysis",
     "Query": "traceview.analysis",
     "TimeRange": "traceview.analysis",
     "View": "traceview.analysis",
@@ -31,7 +35,9 @@ __all__ = [
     "Diagnostic",
     "NotATraceError",
     "Query",
+    "Selection",
     "Session",
+    "Table",
     "TimeRange",
     "Trace",
     "TraceError",
@@ -39,12 +45,23 @@ __all__ = [
     "View",
     "__version__",
     "load",
+    "session",
 ]
 
 if TYPE_CHECKING:
-    from traceview.analysis import Query, Session, TimeRange, View
+    from traceview.analysis import Query, Selection, Session, Table, TimeRange, View
     from traceview.model import Diagnostic, NotATraceError, Trace, TraceError, TraceFormatError
     from traceview.readers import load
+
+
+def session(source: str | PathLike[str] | bytes | Trace) -> Session:
+    """Load a trace (a path, bytes, or an already loaded `Trace`) and start its analysis
+    session: `traceview.session("app.trace").select(thread="main").profile()`."""
+    from traceview.analysis import Session
+    from traceview.model import Trace
+    from traceview.readers import load
+
+    return Session(source if isinstance(source, Trace) else load(source))
 
 
 def __getattr__(name: str) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,9 @@ from traceview.analysis.query import (
 from traceview.analysis.threads import ThreadPick, pick_threads
 from traceview.analysis.timeline import Timeline
 from traceview.model import Diagnostic, MethodTable, Trace
+
+if TYPE_CHECKING:
+    from traceview.analysis.selection import Selection
 
 I64 = npt.NDArray[np.int64]
 T = TypeVar("T")
@@ -143,6 +146,31 @@ class Session:
         if time_range is not None and time_range.clock not in self.clocks:
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
         return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
+
+    def select(
+        self,
+        thread: str | int | Sequence[str | int] | None = None,
+        start: str | int | None = None,
+        end: str | int | None = None,
+        clock: str | None = None,
+        my_code: str | Sequence[str] | None = None,
+        methods: str | Sequence[str] | None = None,
+    ) -> Selection:
+        """The Python API's composable selection (analysis/selection.py): threads by name or
+        id, a time range from the trace's start (`"1.5s"` or int ns), a clock, "my code"
+        packages, method patterns; narrow it further with its methods."""
+        from traceview.analysis.selection import Selection
+
+        sel = Selection(self, self.query(clock=clock))
+        if thread is not None:
+            sel = sel.thread(*([thread] if isinstance(thread, str | int) else thread))
+        if start is not None or end is not None:
+            sel = sel.range(start, end)
+        if my_code:
+            sel = sel.my_code(*([my_code] if isinstance(my_code, str) else my_code))
+        if methods:
+            sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
+        return sel
 
     def time_range(self, start_ns: int | None, end_ns: int | None) -> TimeRange | None:
         """A range given relative to the trace's start on the timeline clock (None ends are the
