@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "diff": "compare runs: per-method changes, a regression gate for CI",
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
+    "sql": "run SQL (DuckDB) over the calls, methods, threads and edges of one or many traces",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer

@@ -1,0 +1,223 @@
+"""`traceview sql TRACE... QUERY`: SQL (DuckDB, optional extra `data`) over the calls, methods,
+threads and edges tables of one trace or many (globs expanded here, sorted), with a leading
+`trace` column when several traces or a glob are given.
+
+Each trace's tables are Parquet files built once and cached by content:
+`$XDG_CACHE_HOME/traceview/sql/<layout>-<version>/<sha256 of the file's bytes>/` (default
+`~/.cache/...`), so a second query over a thousand CI runs reads only Parquet. `--no-cache`
+builds them in a temporary folder removed afterwards (also used for stdin and split traces,
+which are not one file to hash). Nothing is written next to the traces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any
+
+from traceview.analysis.tables import LAYOUT
+from traceview.analysis.view import View
+from traceview.cli.options import CliError, add_output, open_trace, output
+from traceview.exporters.sql import Result, Source, SqlError, complete, run, write_tables
+from traceview.model import printable, visible
+
+EXTRA = "traceview sql needs duckdb and pyarrow: pip install 'traceview[data]'"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The `sql` command's options."""
+    p = argparse.ArgumentParser(
+        prog="traceview sql",
+        description="Run SQL (DuckDB) over the calls, methods, threads and edges tables of "
+        "one or many traces; with several traces or a glob, every table starts with a "
+        "'trace' column. Times are int64 ns from the trace's start; see docs/tables.md.",
+        epilog="example: traceview sql 'runs/*.trace' \"SELECT trace, sum(excl_wall_ns) "
+        'FROM calls JOIN threads USING (trace, thread) WHERE main GROUP BY trace"',
+    )
+    p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files or globs (quoted)")
+    p.add_argument("query", metavar="QUERY", help="the SQL to run")
+    add_output(p, json=True)
+    p.add_argument("--csv", action="store_true", help="write CSV")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="build the tables in a temporary folder instead of the cache "
+        "($XDG_CACHE_HOME/traceview/sql)",
+    )
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Run the query and print its result."""
+    args = parser().parse_args(argv)
+    if args.csv and args.json:
+        raise CliError("--csv and --json: choose one")
+    paths, globbed = expand(args.traces)
+    for module in ("duckdb", "pyarrow"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise CliError(EXTRA) from None
+    with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch:
+        sources = [
+            Source(p, tables_of(p, i, Path(scratch), args.no_cache)) for i, p in enumerate(paths)
+        ]
+        try:
+            result = run(sources, args.query, trace_column=globbed or len(paths) > 1)
+        except SqlError as exc:
+            raise CliError(printable(str(exc))) from None
+    with output(args.output) as out:
+        if args.json:
+            write_json(result, out)
+        elif args.csv:
+            write_csv(result, out)
+        else:
+            write_table(result, out, tty=args.output in (None, "-") and sys.stdout.isatty())
+    return 0
+
+
+def expand(specs: Sequence[str]) -> tuple[list[str], bool]:
+    """The trace paths (each glob expanded, sorted; repeats dropped) and whether any spec was
+    a glob."""
+    out: list[str] = []
+    globbed = False
+    for spec in specs:
+        if glob.has_magic(spec) and not Path(spec).exists():
+            hits = sorted(glob.glob(spec, recursive=True))
+            if not hits:
+                raise CliError(f"no file matches {printable(spec)!r}")
+            out.extend(h for h in hits if not Path(h).is_dir())
+            globbed = True
+        else:
+            out.append(spec)
+    return list(dict.fromkeys(out)), globbed  # a trace named twice is queried once
+
+
+def cache_root() -> Path:
+    """Where the Parquet tables are cached (by layout and traceview version, then by the
+    SHA-256 of each trace's bytes)."""
+    from traceview import __version__
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "traceview" / "sql" / f"v{LAYOUT}-{__version__}"
+
+
+def tables_of(path: str, index: int, scratch: Path, no_cache: bool) -> Path:
+    """The directory with `path`'s tables: from the cache (built on a miss) or, with
+    `--no-cache` or for stdin and split traces, built in `scratch`."""
+    if no_cache or path == "-" or not Path(path).is_file():
+        directory = scratch / str(index)
+        build(path, directory)
+        return directory
+    with open(path, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    directory = cache_root() / digest
+    if not complete(directory):
+        build(path, directory)
+    return directory
+
+
+def build(path: str, directory: Path) -> None:
+    """Load `path` and write its whole-trace tables into `directory`."""
+    session = open_trace(path)
+    write_tables(View(session, session.query()), directory)
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """A JSON/CSV-friendly value: numbers, strings, bools, None, lists and objects."""
+    if value is None or isinstance(value, bool | int | str):
+        return visible(value) if isinstance(value, str) else value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
+def keys(columns: Sequence[str]) -> list[str]:
+    """Column names made distinct for JSON objects (a repeated name gets `:2`, `:3`...)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in columns:
+        seen[c] = seen.get(c, 0) + 1
+        out.append(c if seen[c] == 1 else f"{c}:{seen[c]}")
+    return out
+
+
+def write_json(result: Result, out: IO[str]) -> None:
+    """An array with one object per row (docs/json.md, `traceview sql --json`)."""
+    names = keys(result.columns)
+    out.write("[")
+    for i, row in enumerate(result.rows):
+        obj = dict(zip(names, (plain(v) for v in row), strict=True))
+        out.write(("," if i else "") + "\n" + json.dumps(obj, ensure_ascii=False))
+    out.write("\n]\n" if result.rows else "]\n")
+
+
+def write_csv(result: Result, out: IO[str]) -> None:
+    """A header row, then the rows (null as an empty field)."""
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(result.columns)
+    for row in result.rows:
+        w.writerow(["" if v is None else _csv_cell(plain(v)) for v in row])
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else value
+
+
+def write_table(result: Result, out: IO[str], tty: bool) -> None:
+    """A table for people (rich); lines never wrap when written to a file or a pipe."""
+    from rich.console import Console
+    from rich.table import Table
+
+    cells = [[_text(v) for v in row] for row in result.rows]
+    table = Table(show_edge=False, header_style="bold", box=None, pad_edge=False)
+    for i, name in enumerate(result.columns):
+        numeric = all(isinstance(r[i], int | float | Decimal) or r[i] is None for r in result.rows)
+        table.add_column(printable(name), justify="right" if numeric else "left")
+    for row in cells:
+        table.add_row(*row)
+    widths = [
+        max([len(printable(c)), *(len(r[i]) for r in cells)]) for i, c in enumerate(result.columns)
+    ]
+    width = None if tty else max(80, sum(widths) + 2 * len(widths))
+    console = Console(
+        file=out,
+        width=width,
+        color_system="auto" if tty else None,
+        highlight=False,
+        markup=False,
+        emoji=False,
+    )
+    console.print(table)
+    noun = "row" if len(result.rows) == 1 else "rows"
+    console.print(f"({len(result.rows)} {noun})", style="dim")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    v = plain(value)
+    return printable(json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else str(v))

@@ -1,0 +1,124 @@
+"""SQL over one trace or a thousand (optional extra `data`: DuckDB and pyarrow), the engine of
+`traceview sql`.
+
+Each trace's tables (`analysis.tables`: calls, methods, threads, edges) are written once as
+Parquet files in a directory (`write_tables`); `run` opens an in-memory DuckDB, defines one
+view per table over every directory's file, with a leading `trace` column naming the trace
+when several are queried, and runs the user's SQL. DuckDB reads only the columns and files a
+query needs, so a group-by across a hundred traces reads a few columns of each, in parallel.
+Where the directories live (a cache, a temporary folder) is the caller's choice.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from traceview.analysis.columnar import optional
+from traceview.analysis.tables import SQL_TABLES, tables
+from traceview.analysis.view import View
+
+SOURCES = "traceview_sources"  # the helper table mapping a Parquet file to its trace
+
+
+class SqlError(ValueError):
+    """The query failed (syntax, an unknown column, a type error): DuckDB's first line."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One trace to query: `label` (the `trace` column's value) and the directory holding its
+    `{calls,methods,threads,edges}.parquet`."""
+
+    label: str
+    directory: Path
+
+
+@dataclass(frozen=True)
+class Result:
+    """A query's column names and rows (Python values as DuckDB returns them)."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def complete(directory: Path) -> bool:
+    """True when `directory` holds every table (written whole by `write_tables`)."""
+    return all((directory / f"{name}.parquet").is_file() for name in SQL_TABLES)
+
+
+def write_tables(view: View, directory: Path) -> None:
+    """`directory/{calls,methods,threads,edges}.parquet` for `view`, all or nothing: written
+    in a sibling temporary folder renamed into place (a concurrent writer of the same trace
+    loses the race harmlessly)."""
+    optional("pyarrow", "traceview sql")
+    pq = optional("pyarrow.parquet", "traceview sql")
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        for name, table in tables(view).items():
+            pq.write_table(table.to_arrow(), tmp / f"{name}.parquet", compression="zstd")
+        try:
+            tmp.rename(directory)
+        except OSError:
+            if not complete(directory):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(sources: Sequence[Source], sql: str, trace_column: bool) -> Result:
+    """Run `sql` over the sources' tables (`trace` column first when `trace_column`)."""
+    duckdb = optional("duckdb", "traceview sql")
+    con = duckdb.connect(":memory:")
+    try:
+        _define(con, sources, trace_column)
+        try:
+            cur = con.execute(sql)
+            if cur.description is None:  # a statement without a result (e.g. SET)
+                return Result([], [])
+            columns = [str(d[0]) for d in cur.description]
+            return Result(columns, cur.fetchall())
+        except duckdb.Error as exc:
+            lines = [x.strip() for x in str(exc).splitlines() if x.strip()]
+            raise SqlError(lines[0] if lines else type(exc).__name__) from None
+    finally:
+        con.close()
+
+
+def _define(con: Any, sources: Sequence[Source], trace_column: bool) -> None:
+    """One view per table over the sources' Parquet files."""
+    if trace_column:
+        con.execute(f"CREATE TEMP TABLE {SOURCES} (filename VARCHAR, trace VARCHAR)")
+        con.executemany(
+            f"INSERT INTO {SOURCES} VALUES (?, ?)",
+            [
+                (str(s.directory / f"{name}.parquet"), s.label)
+                for s in sources
+                for name in SQL_TABLES
+            ],
+        )
+    for name in SQL_TABLES:
+        # a trace given twice (or two names for the same bytes) is read once and joined to
+        # each of its names
+        files = sorted({str(s.directory / f"{name}.parquet") for s in sources})
+        listing = "[" + ", ".join(_literal(f) for f in files) + "]"
+        if trace_column:
+            con.execute(
+                f"CREATE VIEW {name} AS SELECT s.trace, t.* EXCLUDE (filename) "
+                f"FROM read_parquet({listing}, filename = true, union_by_name = true) t "
+                f"JOIN {SOURCES} s USING (filename)"
+            )
+        else:
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet({listing})")
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
