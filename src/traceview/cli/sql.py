@@ -21,7 +21,8 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
@@ -69,10 +70,11 @@ def main(argv: list[str]) -> int:
             __import__(module)
         except ImportError:
             raise CliError(EXTRA) from None
-    with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch:
-        sources = [
-            Source(p, tables_of(p, i, Path(scratch), args.no_cache)) for i, p in enumerate(paths)
-        ]
+    with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch, progress(paths) as tick:
+        sources = []
+        for i, p in enumerate(paths):
+            sources.append(Source(p, tables_of(p, i, Path(scratch), args.no_cache)))
+            tick()
         try:
             result = run(sources, args.query, trace_column=globbed or len(paths) > 1)
         except SqlError as exc:
@@ -85,6 +87,28 @@ def main(argv: list[str]) -> int:
         else:
             write_table(result, out, tty=args.output in (None, "-") and sys.stdout.isatty())
     return 0
+
+
+@contextmanager
+def progress(paths: Sequence[str]) -> Iterator[Callable[[], None]]:
+    """A step per trace on stderr while the tables are found or built (several traces on a
+    terminal only; the first query over a thousand runs takes a while)."""
+    if len(paths) < 2 or not sys.stderr.isatty():
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("tables"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("tables", total=len(paths))
+        yield lambda: bar.advance(task)
 
 
 def expand(specs: Sequence[str]) -> tuple[list[str], bool]:
