@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import traceview
 from support.corpus import readable
@@ -276,3 +278,25 @@ def test_conversions_say_how_to_install_the_extra(monkeypatch: pytest.MonkeyPatc
         t.to_pandas()
     with pytest.raises(ImportError, match=r"to_arrow\(\) needs pyarrow"):
         t.to_arrow()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(1, 2),
+    a=st.floats(0, 1),
+    b=st.floats(0, 1),
+    threads=st.sets(st.integers(0, 3), max_size=3),
+    my_code=st.booleans(),
+)
+def test_tables_agree_with_the_profile_on_random_selections(
+    seed: int, a: float, b: float, threads: set[int], my_code: bool
+) -> None:
+    s = generated(seed)
+    span = s.end - s.origin
+    lo, hi = sorted((int(a * span), int(b * span)))
+    q = s.query(
+        threads=sorted(threads) or None,
+        time_range=s.time_range(lo, hi),
+        my_code="com.example" if my_code else None,
+    )
+    check_against_profile(s, q)
