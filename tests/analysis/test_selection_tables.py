@@ -254,6 +254,8 @@ def test_table_sort_head_where_rows_and_repr() -> None:
         t["y"]
     text = repr(t)
     assert "\x1b" not in text and "[4 rows x 3 columns]" in text
+    html = Table({"name": np.array(["<b>&", None], dtype=object)})._repr_html_()
+    assert "&lt;b&gt;&amp;" in html and "<b>" not in html and "2 rows x 1 columns" in html
     with pytest.raises(ValueError, match="different lengths"):
         Table({"a": np.zeros(2), "b": np.zeros(3)})
 

@@ -11,6 +11,7 @@ optional extra `data`, never needed to load or analyse a trace.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from html import escape
 from importlib import import_module
 from typing import Any
 
@@ -145,6 +146,19 @@ class Table:
         more = f" (first {len(shown)} shown)" if self._n > len(shown) else ""
         lines.append(f"[{self._n} rows x {len(head)} columns{more}]")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The first rows as an HTML table (Jupyter shows this instead of `repr`)."""
+        head = "".join(f"<th>{escape(k)}</th>" for k in self._cols)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in r.values()) + "</tr>"
+            for r in self.head(SHOWN).rows()
+        )
+        more = f", first {SHOWN} shown" if self._n > SHOWN else ""
+        return (
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f"<p>{self._n} rows x {len(self._cols)} columns{more}</p>"
+        )
 
 
 def _descending_key(key: npt.NDArray[Any]) -> npt.NDArray[Any]:
