@@ -161,7 +161,7 @@ def test_the_cache_is_by_content_and_no_cache_writes_nothing(
     ]
     assert not list(path.parent.glob("*.parquet"))  # nothing next to the traces
 
-    def no_build(path: str, directory: Path) -> None:
+    def no_build(path: str, directory: Path, args: object) -> None:
         raise AssertionError("the cached tables should have been used")
 
     monkeypatch.setattr("traceview.cli.sql.build", no_build)
@@ -219,6 +219,8 @@ def test_errors_are_one_line_and_exit_2(
     assert code == 2 and err.count("\n") == 1
     code, _, err = sql(capsys, str(path), "SELECT 1", "--csv", "--json")
     assert code == 2 and "choose one" in err
+    code, _, err = sql(capsys, str(path), "SELECT 1", "--max-size", "1k", "--no-cache")
+    assert code == 2 and err.count("\n") == 1
     monkeypatch.setitem(sys.modules, "duckdb", None)
     code, _, err = sql(capsys, str(path), "SELECT 1")
     assert code == 2 and "pip install 'traceview[data]'" in err

@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from traceview.analysis.tables import LAYOUT
 from traceview.analysis.view import View
-from traceview.cli.options import CliError, add_output, open_trace, output
+from traceview.cli.options import CliError, add_loading, add_output, open_trace, output
 from traceview.exporters.sql import Result, Source, SqlError, complete, run, write_tables
 from traceview.model import printable, visible
 
@@ -49,6 +49,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files or globs (quoted)")
     p.add_argument("query", metavar="QUERY", help="the SQL to run")
     add_output(p, json=True)
+    add_loading(p)
     p.add_argument("--csv", action="store_true", help="write CSV")
     p.add_argument(
         "--no-cache",
@@ -73,7 +74,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch, progress(paths) as tick:
         sources = []
         for i, p in enumerate(paths):
-            sources.append(Source(p, tables_of(p, i, Path(scratch), args.no_cache)))
+            sources.append(Source(p, tables_of(p, i, Path(scratch), args)))
             tick()
         try:
             result = run(sources, args.query, trace_column=globbed or len(paths) > 1)
@@ -137,16 +138,18 @@ def cache_root() -> Path:
     return Path(base) / "traceview" / "sql" / f"v{LAYOUT}-{__version__}"
 
 
-def tables_of(path: str, index: int, scratch: Path, no_cache: bool) -> Path:
+def tables_of(path: str, index: int, scratch: Path, args: argparse.Namespace) -> Path:
     """The directory with `path`'s tables: from the cache (built on a miss) or, with
-    `--no-cache` or for stdin and split traces, built in `scratch`."""
-    if no_cache or path == "-" or not Path(path).is_file():
+    `--no-cache` or for stdin and split traces, built in `scratch`. Tables read with
+    `--salvage` are cached apart (they may hold data a plain read refuses)."""
+    if args.no_cache or path == "-" or not Path(path).is_file():
         directory = scratch / str(index)
-        build(path, directory)
+        build(path, directory, args)
         return directory
-    directory = cache_root() / digest_of(Path(path))
+    suffix = "-salvaged" if args.salvage else ""
+    directory = cache_root() / (digest_of(Path(path)) + suffix)
     if not complete(directory):
-        build(path, directory)
+        build(path, directory, args)
     return directory
 
 
@@ -176,9 +179,10 @@ def digest_of(path: Path) -> str:
     return digest
 
 
-def build(path: str, directory: Path) -> None:
-    """Load `path` and write its whole-trace tables into `directory`."""
-    session = open_trace(path)
+def build(path: str, directory: Path, args: argparse.Namespace) -> None:
+    """Load `path` (with --max-size and --salvage) and write its whole-trace tables into
+    `directory`."""
+    session = open_trace(path, args)
     write_tables(View(session, session.query()), directory)
 
 
