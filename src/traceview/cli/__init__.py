@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "diff": "compare runs: per-method changes, a regression gate for CI",
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
+    "serve": "run a trace service: upload traces, share a viewer page for each",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer
