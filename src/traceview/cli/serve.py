@@ -69,11 +69,14 @@ def main(argv: list[str]) -> int:
     from traceview.web.service import Config, create_service
     from traceview.web.store import SqliteStore
 
+    if not 0 <= args.port <= 65535:
+        raise options.CliError(f"not a port: {args.port} (0-65535)")
+    max_upload = size(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
     store = SqliteStore(data)
     token = args.token or os.environ.get("TRACEVIEW_TOKEN") or None
     config = Config(
-        max_upload=size(args.max_upload),
+        max_upload=max_upload,
         token=token,
         memory_budget=size(args.memory) if args.memory else BUDGET,
         limits=Limits(seconds=args.analysis_timeout),

@@ -334,7 +334,7 @@ def _flames_page(s: Session) -> str:
     title = escape(visible(str(tr.source)))
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{title}: flame graphs</title></head>",
+        f"<title>{title}: flame graphs</title><link rel='icon' href='data:,'></head>",
         "<body style='font-family:system-ui,sans-serif;margin:16px;background:#f7f7f4'>",
         f"<h1 style='font-size:20px'>{title}</h1>",
         "<p><a href='./'>open in the viewer</a> · <a href='report.html'>offline report</a> · "

@@ -5,10 +5,10 @@ const $ = (id) => document.getElementById(id);
 let tokenRequired = false;
 
 function human(bytes) {
-  const units = ["B", "KB", "MB", "GB"];
+  const units = ["B", "KiB", "MiB", "GiB"];
   let v = bytes;
   let i = 0;
-  while (v >= 1000 && i < units.length - 1) { v /= 1000; i += 1; }
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
   return (i ? v.toFixed(1) : String(v)) + " " + units[i];
 }
 
