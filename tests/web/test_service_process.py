@@ -32,10 +32,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(data: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def serving(data: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = [sys.executable, "-m", "traceview", "serve", "--port", str(port), "--data", str(data)]
+    cmd += extra
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -117,3 +118,26 @@ def test_kill_9_during_uploads_loses_nothing_acknowledged(tmp_path: Path) -> Non
         assert list((data / "staging").iterdir()) == []
         stored = {p.name for p in (data / "traces").glob("*/*")}
         assert stored == listed
+
+
+def test_chunked_upload_is_cut_off_while_streaming(tmp_path: Path) -> None:
+    """413 arrives while the client is still sending (no Content-Length, no end chunk)."""
+    with serving(tmp_path / "data", "--max-upload", "1M") as (_, url):
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(
+                b"POST /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Traceview: 1\r\n"
+                b"Transfer-Encoding: chunked\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            chunk = b"x" * 65536
+            sent = 0
+            for _ in range(40):  # 2.5 MiB offered; the body never ends
+                try:
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                except OSError:
+                    break
+                sent += len(chunk)
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
+        assert b"too large" in answer
+        assert httpx.get(url + "/api/traces").json()["traces"] == []

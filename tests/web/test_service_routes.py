@@ -128,6 +128,8 @@ def test_upload_over_the_limit_is_413_while_streaming(tmp_path: Path) -> None:
 
         r = c.post("/api/traces", content=chunks(), headers=WRITE)
         assert r.status_code == 413 and "too large" in r.json()["error"]
+        r = c.post("/api/traces", files={"f": ("a.trace", b"z" * 20_000)}, headers=WRITE)
+        assert r.status_code == 413
         assert list((tmp_path / "data" / "staging").iterdir()) == []
         assert c.get("/api/traces").json()["traces"] == []
 

@@ -80,6 +80,7 @@ def _child(argv: list[str]) -> int:
     import resource  # the cap is set here, not in a preexec_fn: the server forks from threads
 
     resource.setrlimit(resource.RLIMIT_AS, (int(argv[1]), int(argv[1])))
+    os.nice(10)  # checking uploads yields the CPU to the server answering pages
     from traceview.model import TraceError, printable
 
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from html import escape
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote
 
 import anyio
@@ -28,7 +28,7 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
@@ -37,7 +37,7 @@ from traceview import exporters
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
-from traceview.model import printable, visible
+from traceview.model import TraceError, printable, visible
 from traceview.web.app import LOCAL_HOSTS, create_app, static_dir
 from traceview.web.guard import Guard
 from traceview.web.probe import Limits, Rejected, probe
@@ -92,16 +92,24 @@ class _Pools:
         self.load: anyio.CapacityLimiter | None = None
 
     async def run(self, kind: str, fn: Callable[[], T]) -> T:
+        """`fn()` in a worker thread: "analyse" (upload checks) and "load" (opening a stored
+        trace) each have their own small pool; "store" (index and file work) the default."""
         if self.analyse is None or self.load is None:
             self.analyse = anyio.CapacityLimiter(self.config.analysers)
             self.load = anyio.CapacityLimiter(self.config.loaders)
-        limiter = self.analyse if kind == "analyse" else self.load
+        limiter = {"analyse": self.analyse, "load": self.load}.get(kind)
         return await anyio.to_thread.run_sync(fn, limiter=limiter)
 
 
 def _fsync(path: Path) -> None:
     with path.open("rb+") as f:
         os.fsync(f.fileno())
+
+
+def _page(path: Path) -> Response:
+    """A small page of the package, read in place (a few KiB from the page cache: cheaper
+    than FileResponse's three thread hops, which queue behind uploads)."""
+    return HTMLResponse(path.read_bytes(), headers={"Cache-Control": "no-store"})
 
 
 def _upload_name(request: Request) -> str:
@@ -139,12 +147,25 @@ def create_service(
         answers = app.state.viewer.answers
         return Entry(session, app, lambda: int(answers.size))
 
-    async def entry_of(trace_id: str) -> Entry | None:
+    async def entry_of(trace_id: str) -> Entry | Response:
+        """The open trace, or the error answer (404 unknown, 503 cannot be opened now)."""
+        hit = sessions.peek(trace_id)  # an open trace: no thread hop, no index look-up
+        if hit is not None:
+            if sessions.due():
+                await pools.run("store", sessions.trim)
+            return hit
         if not valid_id(trace_id):
-            return None
-        if await pools.run("load", lambda: store.get(trace_id)) is None:
-            return None
-        return await pools.run("load", lambda: sessions.get(trace_id, lambda: open_entry(trace_id)))
+            return _error(404, "no such trace")
+        if await pools.run("store", lambda: store.get(trace_id)) is None:
+            return _error(404, "no such trace")
+        try:
+            return await pools.run(
+                "load", lambda: sessions.get(trace_id, lambda: open_entry(trace_id))
+            )
+        except MemoryError:
+            return _error(503, "not enough memory to open this trace now")
+        except (TraceError, OSError, ValueError) as exc:
+            return _error(503, printable(f"cannot open this trace: {exc}".splitlines()[0]))
 
     async def cached(entry: Entry, key: str, build: Callable[[], bytes]) -> bytes:
         answers = entry.app.state.viewer.answers
@@ -152,10 +173,14 @@ def create_service(
         return data
 
     async def page(request: Request) -> Response:
-        return FileResponse(uploads_dir() / "index.html", headers={"Cache-Control": "no-store"})
+        return _page(uploads_dir() / "index.html")
+
+    async def viewer_page(request: Request) -> Response:
+        entry = await entry_of(request.path_params["tid"])
+        return entry if isinstance(entry, Response) else _page(static_dir() / "index.html")
 
     async def listing(request: Request) -> Response:
-        records = await pools.run("load", lambda: store.recent(LISTED))
+        records = await pools.run("store", lambda: store.recent(LISTED))
         return _json(
             {
                 "traces": [{**r.json(), "url": f"/t/{r.id}/"} for r in records],
@@ -166,7 +191,7 @@ def create_service(
 
     async def one(request: Request) -> Response:
         trace_id = request.path_params["tid"]
-        record = await pools.run("load", lambda: store.get(trace_id))
+        record = await pools.run("store", lambda: store.get(trace_id))
         if record is None:
             return _error(404, "no such trace")
         return _json({**record.json(), "url": f"/t/{record.id}/"})
@@ -174,7 +199,7 @@ def create_service(
     async def upload(request: Request) -> Response:
         if not authorised(request):
             return _error(401, "a valid token is required to upload (Authorization: Bearer …)")
-        staged = await pools.run("load", store.staging_file)
+        staged = await pools.run("store", store.staging_file)
         try:
             try:
                 digest, size, name = await _receive(request, staged)
@@ -183,10 +208,10 @@ def create_service(
             if size == 0:
                 return _error(400, f"{name}: empty upload")
             trace_id = digest.hexdigest()
-            old = await pools.run("load", lambda: store.get(trace_id))
+            old = await pools.run("store", lambda: store.get(trace_id))
             if old is not None:
                 return _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
-            await pools.run("load", lambda: _fsync(staged))
+            await pools.run("store", lambda: _fsync(staged))
             try:
                 facts = await pools.run("analyse", lambda: probe(str(staged), cfg.limits))
             except Rejected as exc:
@@ -201,7 +226,7 @@ def create_service(
                 duration_us=float(facts["duration_us"]),
                 uploaded=now(),
             )
-            kept = await pools.run("load", lambda: store.add(staged, record))
+            kept = await pools.run("store", lambda: store.add(staged, record))
             return _json({**kept.json(), "url": f"/t/{kept.id}/", "stored": True}, status=201)
         finally:
             staged.unlink(missing_ok=True)
@@ -210,7 +235,7 @@ def create_service(
         if not authorised(request):
             return _error(401, "a valid token is required to delete (Authorization: Bearer …)")
         trace_id = request.path_params["tid"]
-        gone = await pools.run("load", lambda: store.delete(trace_id))
+        gone = await pools.run("store", lambda: store.delete(trace_id))
         sessions.drop(trace_id)
         return _json({"deleted": trace_id}) if gone else _error(404, "no such trace")
 
@@ -222,8 +247,8 @@ def create_service(
 
     async def flame_svg(request: Request) -> Response:
         entry = await entry_of(request.path_params["tid"])
-        if entry is None:
-            return _error(404, "no such trace")
+        if isinstance(entry, Response):
+            return entry
         thread = int(request.path_params["thread"])
         s = entry.session
         if not 0 <= thread < len(s.trace.threads):
@@ -240,16 +265,15 @@ def create_service(
         return Response(data, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     async def flames(request: Request) -> Response:
-        trace_id = request.path_params["tid"]
-        entry = await entry_of(trace_id)
-        if entry is None:
-            return _error(404, "no such trace")
+        entry = await entry_of(request.path_params["tid"])
+        if isinstance(entry, Response):
+            return entry
         return Response(_flames_page(entry.session), media_type="text/html")
 
     async def report(request: Request) -> Response:
         entry = await entry_of(request.path_params["tid"])
-        if entry is None:
-            return _error(404, "no such trace")
+        if isinstance(entry, Response):
+            return entry
         s = entry.session
 
         def build() -> bytes:
@@ -268,8 +292,8 @@ def create_service(
 
     async def viewer(scope: Scope, receive: Receive, send: Send) -> None:
         entry = await entry_of(scope["path_params"]["tid"])
-        if entry is None:
-            await _error(404, "no such trace")(scope, receive, send)
+        if isinstance(entry, Response):
+            await entry(scope, receive, send)
             return
         await entry.app(scope, receive, send)
 
@@ -280,6 +304,7 @@ def create_service(
         Route("/api/traces/{tid}", one),
         Route("/api/traces/{tid}", delete, methods=["DELETE"]),
         Route("/t/{tid}", to_viewer),
+        Route("/t/{tid}/", viewer_page),
         Route("/t/{tid}/api/open", no_open, methods=["POST"]),
         Route("/t/{tid}/flames", flames),
         Route("/t/{tid}/flame/{thread:int}.svg", flame_svg),
@@ -295,13 +320,42 @@ def create_service(
     return app
 
 
+class _Sink:
+    """An upload's staged file and its SHA-256, fed in batches of about CHUNK bytes in a
+    worker thread: a write can block when the kernel throttles dirty pages under many
+    uploads, and that must not stall the event loop answering pages."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self._batch: list[bytes] = []
+        self._pending = 0
+
+    async def feed(self, chunk: bytes) -> None:
+        self._batch.append(chunk)
+        self._pending += len(chunk)
+        if self._pending >= CHUNK:
+            await self.flush()
+
+    async def flush(self) -> None:
+        data = b"".join(self._batch)
+        self._batch, self._pending = [], 0
+        if data:
+            await anyio.to_thread.run_sync(self._write, data)
+
+    def _write(self, data: bytes) -> None:
+        self.digest.update(data)  # hashlib and write release the GIL for large buffers
+        self.out.write(data)
+        self.size += len(data)
+
+
 async def _receive(request: Request, staged: Path) -> tuple[Any, int, str]:
     """Stream the upload into `staged`: (sha256 of the bytes, size, name). Multipart takes
     the first file part; any other body is the file itself."""
-    digest = hashlib.sha256()
-    size = 0
     name = _upload_name(request)
     with staged.open("wb") as out:
+        sink = _Sink(out)
         if request.headers.get("content-type", "").startswith("multipart/form-data"):
             form = await request.form(max_files=1, max_fields=8)
             part = next((v for v in form.values() if isinstance(v, UploadFile)), None)
@@ -310,16 +364,13 @@ async def _receive(request: Request, staged: Path) -> tuple[Any, int, str]:
                 raise _NoFile
             name = _clean_name(part.filename or name)
             while chunk := await part.read(CHUNK):
-                digest.update(chunk)
-                out.write(chunk)
-                size += len(chunk)
+                await sink.feed(chunk)
             await form.close()
         else:
             async for chunk in request.stream():
-                digest.update(chunk)
-                out.write(chunk)  # page-cache writes of ≤64 KiB chunks: microseconds
-                size += len(chunk)
-    return digest, size, name
+                await sink.feed(chunk)
+        await sink.flush()
+    return sink.digest, sink.size, name
 
 
 class _NoFile(Exception):

@@ -4,13 +4,15 @@ of all of them pass a memory budget.
 
 A session's size is estimated from what it holds: the numpy arrays and name tables reachable
 from it (trace tables, call table, cached profiles, trees and timeline) plus its encoded
-answers. Sessions grow as views are asked for, so every look-up measures again.
+answers. Sessions grow as views are asked for, so they are measured again whenever a trace
+is opened and at most every few seconds while they are used (`due`, `trim`).
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
@@ -22,6 +24,7 @@ from traceview.analysis.session import Session
 
 BUDGET = 4 << 30  # bytes of analysed traces kept in memory
 SAMPLE = 64  # a long tuple of names is measured from this many entries
+REMEASURE = 5.0  # seconds between two measures of the open traces (a measure walks them all)
 
 
 def estimate(root: Any, limit: int = 200_000) -> int:
@@ -82,6 +85,25 @@ class SessionCache:
         self._items: OrderedDict[str, Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._gates: dict[str, threading.Lock] = {}
+        self._measured = 0.0
+
+    def peek(self, key: str) -> Entry | None:
+        """The entry of `key` when open (marked as just used), else None; never blocks on a
+        load, so the event loop may call it."""
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def due(self) -> bool:
+        """True (once) when the open traces were last measured more than REMEASURE seconds
+        ago: the caller then runs `trim()`."""
+        with self._lock:
+            if time.monotonic() - self._measured <= REMEASURE:
+                return False
+            self._measured = time.monotonic()
+            return True
 
     def get(self, key: str, open_entry: Callable[[], Entry]) -> Entry:
         """The entry of `key`, opened with `open_entry` when not cached."""
@@ -100,12 +122,13 @@ class SessionCache:
                 with self._lock:
                     self._items[key] = hit
                     self._gates.pop(key, None)
-        self.trim()
+                self.trim()
         return hit
 
     def trim(self) -> None:
         """Measure every entry and drop the least recently used past the budget (the newest
         stays, however big: the trace being looked at is always served)."""
+        self._measured = time.monotonic()
         with self._lock:
             entries = list(self._items.items())
         sizes = {k: e.measure() for k, e in entries}
