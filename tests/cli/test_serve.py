@@ -37,3 +37,14 @@ def test_bad_options_are_one_line(
 def test_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "serve" in capsys.readouterr().out
+
+
+def test_a_busy_data_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from traceview.web.store import SqliteStore
+
+    store = SqliteStore(tmp_path)
+    try:
+        assert main(["serve", "--data", str(tmp_path), "--port", "0"]) == 2
+    finally:
+        store.close()
+    assert "used by another traceview serve" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import hashlib
 import io
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.synth import generate
 from traceview.web.probe import Limits
 from traceview.web.service import Config, create_service
-from traceview.web.store import SqliteStore
+from traceview.web.store import SqliteStore, StoreBusy
 from traceview.writer import write
 
 with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
@@ -40,10 +41,15 @@ def evil_bytes() -> bytes:
     return out.getvalue()
 
 
-def make_client(root: Path, **config: object) -> TestClient:
+@contextmanager
+def make_client(root: Path, **config: object) -> Iterator[TestClient]:
     store = SqliteStore(root)
     app = create_service(store, allowed_hosts=("127.0.0.1",), config=Config(**config))  # type: ignore[arg-type]
-    return TestClient(app, base_url="http://127.0.0.1")
+    try:
+        with TestClient(app, base_url="http://127.0.0.1") as client:
+            yield client
+    finally:
+        store.close()
 
 
 @pytest.fixture
@@ -234,6 +240,25 @@ def test_restart_keeps_everything(tmp_path: Path) -> None:
     with make_client(tmp_path / "data") as c:
         assert [t["id"] for t in c.get("/api/traces").json()["traces"]] == [tid]
         assert c.get(f"/t/{tid}/api/trace").status_code == 200
+
+
+def test_one_service_per_data_folder(tmp_path: Path) -> None:
+    with make_client(tmp_path / "data"), pytest.raises(StoreBusy):
+        SqliteStore(tmp_path / "data")
+    SqliteStore(tmp_path / "data").close()  # free again once the first one closed
+
+
+def test_crash_leftovers_are_cleared_on_open(tmp_path: Path) -> None:
+    with make_client(tmp_path / "data") as c:
+        tid = upload(c, trace_bytes())["id"]
+    root = tmp_path / "data"
+    (root / "staging" / "upload-half").write_bytes(b"half an upload")
+    orphan = root / "traces" / "ab" / ("ab" + "0" * 62)  # renamed, row never committed
+    orphan.parent.mkdir(exist_ok=True)
+    orphan.write_bytes(b"x")
+    with make_client(root) as c:
+        assert [t["id"] for t in c.get("/api/traces").json()["traces"]] == [tid]
+    assert not orphan.exists() and list((root / "staging").iterdir()) == []
 
 
 def test_memory_budget_evicts_old_sessions(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sqlite3
 from pathlib import Path
 
 from traceview.cli import options
@@ -67,13 +68,18 @@ def main(argv: list[str]) -> int:
     import uvicorn
 
     from traceview.web.service import Config, create_service
-    from traceview.web.store import SqliteStore
+    from traceview.web.store import SqliteStore, StoreBusy
 
     if not 0 <= args.port <= 65535:
         raise options.CliError(f"not a port: {args.port} (0-65535)")
     max_upload = size(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
-    store = SqliteStore(data)
+    try:
+        store = SqliteStore(data)
+    except StoreBusy as exc:
+        raise options.CliError(str(exc)) from None
+    except (OSError, sqlite3.Error) as exc:
+        raise options.CliError(f"cannot use {data} for storage: {exc}") from None
     token = args.token or os.environ.get("TRACEVIEW_TOKEN") or None
     config = Config(
         max_upload=max_upload,

@@ -10,6 +10,7 @@ point loses only what was never acknowledged; `open()` clears what such a crash 
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import sqlite3
@@ -34,6 +35,10 @@ CREATE TABLE IF NOT EXISTS traces (
 );
 CREATE INDEX IF NOT EXISTS traces_uploaded ON traces (uploaded);
 """
+
+
+class StoreBusy(OSError):
+    """Another process serves from the same data folder."""
 
 
 def valid_id(text: str) -> bool:
@@ -105,6 +110,12 @@ class SqliteStore:
         self.staging = self.root / "staging"
         for d in (self.root, self.traces, self.staging):
             d.mkdir(parents=True, exist_ok=True)
+        self._owner = (self.root / "lock").open("a")
+        try:  # one service per folder: recovery removes what another one is writing
+            fcntl.flock(self._owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._owner.close()
+            raise StoreBusy(f"{self.root} is used by another traceview serve") from None
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
             self.root / "index.sqlite", check_same_thread=False, isolation_level=None
@@ -129,9 +140,10 @@ class SqliteStore:
             self._db.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the index."""
+        """Close the index and let another process use the folder."""
         with self._lock:
             self._db.close()
+        self._owner.close()
 
     def staging_file(self) -> Path:
         fd, name = tempfile.mkstemp(dir=self.staging, prefix="upload-")
@@ -160,18 +172,23 @@ class SqliteStore:
     def add(self, staged: Path, record: TraceRecord) -> TraceRecord:
         target = self.path(record.id)
         target.parent.mkdir(exist_ok=True)
+        old = self.get(record.id)
+        if old is not None:
+            staged.unlink(missing_ok=True)
+            return old
+        # outside the lock (readers go on): same bytes under the same name, so a concurrent
+        # upload of the same file renaming too is harmless
+        os.replace(staged, target)
+        _fsync_dir(target.parent)
         with self._lock:
-            old = self._db.execute("SELECT * FROM traces WHERE id = ?", (record.id,)).fetchone()
-            if old is not None:
-                staged.unlink(missing_ok=True)
-                return TraceRecord(*old)
-            os.replace(staged, target)  # same bytes under the same name: atomic, idempotent
-            _fsync_dir(target.parent)
-            values = (*asdict(record).values(),)
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+            self._db.execute(
+                "INSERT OR IGNORE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*asdict(record).values(),),
+            )
             self._db.execute("COMMIT")
-        return record
+            row = self._db.execute("SELECT * FROM traces WHERE id = ?", (record.id,)).fetchone()
+        return TraceRecord(*row)
 
     def delete(self, trace_id: str) -> bool:
         if not valid_id(trace_id):
