@@ -71,7 +71,8 @@ def start(data: Path, port: int) -> subprocess.Popen[bytes]:
     """The service in a child process, once it answers."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = [sys.executable, "-m", "traceview", "serve", "--port", str(port), "--data", str(data)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with (data.parent / "server.log").open("ab") as log:  # a pipe nobody reads would fill
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -172,6 +173,10 @@ def load_phase(
                 conn.request("POST", "/api/traces", body=body, headers=headers)
                 r = conn.getresponse()
                 text = r.read()
+        except OSError as exc:
+            with lock:
+                errors.append(f"upload {n}: {exc!r}")
+            return
         finally:
             conn.close()
         with lock:
@@ -189,9 +194,16 @@ def load_phase(
             tid = browse[i % len(browse)]
             for kind, path in page_requests(tid):
                 t0 = time.perf_counter()
-                conn.request("GET", path)
-                r = conn.getresponse()
-                r.read()
+                try:
+                    conn.request("GET", path)
+                    r = conn.getresponse()
+                    r.read()
+                except OSError as exc:  # counted, then a new connection
+                    with lock:
+                        errors.append(f"{path}: {exc!r}")
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=max_seconds)
+                    continue
                 mine.setdefault(kind, []).append(1000 * (time.perf_counter() - t0))
                 if r.status != 200:
                     with lock:
@@ -316,6 +328,8 @@ def main() -> int:
                 f"p95 {pct(vs, 0.95):6.1f} ms, max {max(vs):7.1f} ms"
             )
         print(f"errors: {errors}")
+        if errors:
+            print((data.parent / "server.log").read_text()[-3000:], file=sys.stderr)
         os.kill(proc.pid, signal.SIGKILL)  # then kill -9 with everything acknowledged
         proc.wait()
         sampler.stop.set()

@@ -37,7 +37,9 @@ def serving(data: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], 
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = [sys.executable, "-m", "traceview", "serve", "--port", str(port), "--data", str(data)]
     cmd += extra
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    log = data.parent / f"server-{port}.log"  # a pipe nobody reads could fill and block it
+    with log.open("wb") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -48,7 +50,7 @@ def serving(data: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], 
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "no server")
+                raise AssertionError(log.read_text())
             time.sleep(0.1)
         yield proc, url
     finally:
