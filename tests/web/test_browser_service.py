@@ -107,3 +107,34 @@ def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> 
     page.goto(f"{service}/t/{trace_id}/flames")
     assert page.locator("b").count() == 0 and EVIL_THREAD not in page.content()
     assert dialogs == []
+
+
+DROP = """([name, b64]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const data = new DataTransfer();
+  data.items.add(new File([bytes], name));
+  const zone = document.getElementById("drop");
+  zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true }));
+  zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true }));
+}"""
+
+
+def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:  # noqa: F811
+    import base64
+    import io
+
+    page = browser.new_page(viewport={"width": 1100, "height": 500})
+    page.goto(service + "/")
+    page.wait_for_selector("#traces")
+    page.evaluate(DROP, ["notes.txt", base64.b64encode(b"just some notes\n" * 20).decode()])
+    page.wait_for_selector("#status.error")
+    status = page.text_content("#status") or ""
+    assert status.startswith("Upload refused: notes.txt: at byte 0: not an Android method trace")
+    assert "\n" not in status
+    snap(page, "service-drop-refused")
+    out = io.BytesIO()
+    write(generate(records=3000, threads=2, seed=11), out)
+    page.evaluate(DROP, ["dropped.trace", base64.b64encode(out.getvalue()).decode()])
+    page.wait_for_url("**/t/*/", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    assert "dropped.trace" in (page.text_content("#source") or "")

@@ -89,7 +89,8 @@ def _child(argv: list[str]) -> int:
         return NO_MEMORY
     except TraceError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "not a readable trace"
-        print(printable(first.replace(argv[0], "upload")))
+        # the staged file's path means nothing to the uploader: drop it
+        print(printable(first.replace(f"{argv[0]}: ", "").replace(argv[0], "the upload")))
         return BAD_TRACE
     except (ValueError, IndexError, KeyError, OverflowError) as exc:
         print(printable(f"not a readable trace ({exc})".splitlines()[0]))
