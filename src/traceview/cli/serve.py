@@ -43,14 +43,36 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8192, help="port to listen on (default 8192)")
-    p.add_argument("--data", default=None, help="storage folder (default: the user data dir)")
-    p.add_argument("--max-upload", default="2G", help="largest upload, e.g. 500M (default 2G)")
     p.add_argument(
-        "--token", default=None, help="token required to upload and delete (or TRACEVIEW_TOKEN)"
+        "--data", default=None, metavar="DIR", help="storage folder (default: the user data dir)"
     )
-    p.add_argument("--memory", default=None, help="memory for open traces, e.g. 4G (default 4G)")
     p.add_argument(
-        "--analysis-timeout", type=float, default=120.0, help="seconds one upload may analyse"
+        "--max-upload", default="2G", metavar="SIZE", help="largest upload, e.g. 500M (default 2G)"
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        metavar="T",
+        help="token required to upload and delete (or TRACEVIEW_TOKEN)",
+    )
+    p.add_argument(
+        "--memory",
+        default=None,
+        metavar="SIZE",
+        help="memory for open traces, e.g. 4G (default 4G)",
+    )
+    p.add_argument(
+        "--analysis-timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds one upload may analyse",
+    )
+    p.add_argument(
+        "--analysis-memory",
+        default="6G",
+        metavar="SIZE",
+        help="address space one upload's check may use",
     )
     p.add_argument(
         "--allow-host",
@@ -72,6 +94,8 @@ def main(argv: list[str]) -> int:
 
     if not 0 <= args.port <= 65535:
         raise options.CliError(f"not a port: {args.port} (0-65535)")
+    if not args.analysis_timeout > 0:
+        raise options.CliError(f"--analysis-timeout must be positive: {args.analysis_timeout}")
     max_upload = size(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
     try:
@@ -85,7 +109,7 @@ def main(argv: list[str]) -> int:
         max_upload=max_upload,
         token=token,
         memory_budget=size(args.memory) if args.memory else BUDGET,
-        limits=Limits(seconds=args.analysis_timeout),
+        limits=Limits(seconds=args.analysis_timeout, memory=size(args.analysis_memory)),
     )
     app = create_service(store, allowed_hosts(args.host, args.allow_host), config)
     try:
