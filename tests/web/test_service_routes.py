@@ -140,6 +140,12 @@ def test_upload_over_the_limit_is_413_while_streaming(tmp_path: Path) -> None:
         assert c.get("/api/traces").json()["traces"] == []
 
 
+def test_too_many_uploads_in_flight_is_503(tmp_path: Path) -> None:
+    with make_client(tmp_path / "data", pending=0) as c:
+        r = c.post("/api/traces", content=trace_bytes(), headers=WRITE)
+        assert r.status_code == 503 and r.headers["retry-after"] == "5"
+
+
 def test_token_guards_upload_and_delete(tmp_path: Path) -> None:
     with make_client(tmp_path / "data", token="s3cret") as c:
         data = trace_bytes()

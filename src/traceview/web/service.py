@@ -55,7 +55,8 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Config:
     """The service's knobs: upload limit (bytes), token (None: anyone may upload/delete),
-    memory budget of open traces, per-upload analysis limits and how many run at once."""
+    memory budget of open traces, per-upload analysis limits, how many checks and loads run
+    at once, and how many uploads may be in flight (more get 503)."""
 
     max_upload: int = MAX_UPLOAD
     token: str | None = None
@@ -63,6 +64,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     analysers: int = 2
     loaders: int = 2
+    pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
 
 
 def uploads_dir() -> Path:
@@ -90,6 +92,7 @@ class _Pools:
         self.config = config
         self.analyse: anyio.CapacityLimiter | None = None
         self.load: anyio.CapacityLimiter | None = None
+        self.uploads = 0  # in flight
 
     async def run(self, kind: str, fn: Callable[[], T]) -> T:
         """`fn()` in a worker thread: "analyse" (upload checks) and "load" (opening a stored
@@ -199,6 +202,17 @@ def create_service(
     async def upload(request: Request) -> Response:
         if not authorised(request):
             return _error(401, "a valid token is required to upload (Authorization: Bearer …)")
+        if pools.uploads >= cfg.pending:
+            response = _error(503, "too many uploads in progress; try again shortly")
+            response.headers["Retry-After"] = "5"
+            return response
+        pools.uploads += 1  # the event loop is the only writer: no lock
+        try:
+            return await _upload(request)
+        finally:
+            pools.uploads -= 1
+
+    async def _upload(request: Request) -> Response:
         staged = await pools.run("store", store.staging_file)
         try:
             try:
