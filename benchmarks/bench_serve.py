@@ -1,7 +1,8 @@
 """Load on `traceview serve`: concurrent uploads while clients browse, then kill -9 and restart.
 
     python benchmarks/bench_serve.py [--uploads 50] [--size-mb 10] [--browsers 20]
-                                     [--think 1.0] [--max-seconds 600]
+                                     [--think 1.0] [--wave 10] [--browse-mb 10]
+                                     [--max-seconds 600]
 
 Loopback only, bounded in count and time. Generates distinct regular v3 traces of about
 `--size-mb` MB (cached in benchmarks/out/serve/), starts `python -m traceview serve` on a free
@@ -42,12 +43,12 @@ WRITE = {"X-Traceview": "1"}
 RECORDS_PER_MB = 71_000  # regular v3 dual: 14 bytes a record
 
 
-def make_traces(count: int, size_mb: float) -> list[Path]:
-    """`count` distinct traces of about `size_mb` MB (written once, in a child process)."""
+def make_traces(seeds: range, size_mb: float) -> list[Path]:
+    """Distinct traces of about `size_mb` MB, one per seed (written once, in a child process)."""
     folder = OUT / "serve"
     folder.mkdir(parents=True, exist_ok=True)
     records = int(size_mb * RECORDS_PER_MB)
-    paths = [folder / f"serve-{records}-s{seed}.trace" for seed in range(count)]
+    paths = [folder / f"serve-{records}-s{seed}.trace" for seed in seeds]
     todo = [p for p in paths if not p.is_file()]
     if todo:
         code = (
@@ -267,17 +268,16 @@ def main() -> int:
     ap.add_argument("--size-mb", type=float, default=10)
     ap.add_argument("--browsers", type=int, default=20)
     ap.add_argument("--max-seconds", type=float, default=600)
+    ap.add_argument("--wave", type=int, default=10, help="uploads of the wave killed with -9")
+    ap.add_argument("--browse-mb", type=float, default=10, help="size of the 3 browsed traces")
     ap.add_argument(
         "--think", type=float, default=1.0, help="seconds a client reads a page before the next"
     )
     args = ap.parse_args()
-    wave2 = 10
-    paths = make_traces(args.uploads + 3 + wave2, args.size_mb)
-    browse_paths, paths, wave_paths = (
-        paths[:3],
-        paths[3 : 3 + args.uploads],
-        paths[3 + args.uploads :],
-    )
+    wave2 = args.wave
+    browse_paths = make_traces(range(3), args.browse_mb)
+    paths = make_traces(range(3, 3 + args.uploads), args.size_mb)
+    wave_paths = make_traces(range(3 + args.uploads, 3 + args.uploads + wave2), args.size_mb)
     sizes = [p.stat().st_size for p in paths]
     print(f"machine: {machine()}")
     print(
@@ -338,8 +338,10 @@ def main() -> int:
             f"children {sampler.peak_tree / 2**20:.0f} MiB"
         )
         proc = start(data, port)
-        wave_acked = kill_wave(url, proc, [p.read_bytes() for p in wave_paths])
-        proc = start(data, port)
+        wave_acked: list[str] = []
+        if wave_paths:
+            wave_acked = kill_wave(url, proc, [p.read_bytes() for p in wave_paths])
+            proc = start(data, port)
         try:
             listed = {t["id"] for t in httpx.get(url + "/api/traces").json()["traces"]}
             everything = set(acked) | set(wave_acked) | set(browse)
@@ -348,11 +350,15 @@ def main() -> int:
             for tid in sorted(listed):
                 if httpx.get(f"{url}/t/{tid}/api/trace", timeout=120).status_code == 200:
                     opened += 1
+            wave = (
+                f" and kill -9 during a wave of {wave2} uploads ({len(wave_acked)} acknowledged "
+                "before the kill)"
+                if wave2
+                else ""
+            )
             print(
-                f"after kill -9 (idle) and kill -9 during a wave of {wave2} uploads "
-                f"({len(wave_acked)} acknowledged before the kill) and restarts: "
-                f"{len(everything)} acknowledged, {len(listed)} listed, {len(missing)} missing, "
-                f"{opened}/{len(listed)} open"
+                f"after kill -9 (idle){wave} and restarts: {len(everything)} acknowledged, "
+                f"{len(listed)} listed, {len(missing)} missing, {opened}/{len(listed)} open"
             )
             staged = list((data / "staging").iterdir())
             print(f"staged leftovers after restart: {len(staged)}")
