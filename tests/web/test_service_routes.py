@@ -265,6 +265,7 @@ def test_crash_leftovers_are_cleared_on_open(tmp_path: Path) -> None:
     with make_client(root) as c:
         assert [t["id"] for t in c.get("/api/traces").json()["traces"]] == [tid]
     assert not orphan.exists() and list((root / "staging").iterdir()) == []
+    assert (root / "orphans" / orphan.name).read_bytes() == b"x"  # set aside, not destroyed
 
 
 def test_memory_budget_evicts_old_sessions(tmp_path: Path) -> None:

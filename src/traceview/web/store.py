@@ -4,8 +4,8 @@
 raw files under `DATA/traces/ab/<sha256>` and an SQLite index `DATA/index.sqlite` (WAL,
 one transaction per change). A file is written to `DATA/staging/`, fsynced, then renamed into
 place before its index row commits, so a reader never sees half a file and a crash at any
-point loses only what was never acknowledged; `open()` clears what such a crash left behind
-(staged files, files without a row).
+point loses only what was never acknowledged; opening the store clears what such a crash left
+behind: staged files are removed, files without a row are moved to `DATA/orphans/`.
 """
 
 from __future__ import annotations
@@ -132,7 +132,11 @@ class SqliteStore:
         known = {row[0] for row in self._db.execute("SELECT id FROM traces")}
         for f in self.traces.glob("*/*"):
             if f.name not in known or not valid_id(f.name):
-                f.unlink(missing_ok=True)
+                # renamed but never committed (never acknowledged) — or an index that was
+                # lost: set aside rather than deleted, so no upload is destroyed by accident
+                orphans = self.root / "orphans"
+                orphans.mkdir(exist_ok=True)
+                os.replace(f, orphans / f.name)
         missing = [i for i in known if not self.path(i).is_file()]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
