@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import io
 import os
 from collections.abc import Callable, Sequence
@@ -219,6 +220,8 @@ def create_service(
                 digest, size, name = await _receive(request, staged)
             except _NoFile:
                 return _error(400, "the multipart upload holds no file part")
+            except _NoMultipart:
+                return _error(415, "multipart needs python-multipart here; send the raw file")
             if size == 0:
                 return _error(400, f"{name}: empty upload")
             trace_id = digest.hexdigest()
@@ -371,6 +374,8 @@ async def _receive(request: Request, staged: Path) -> tuple[Any, int, str]:
     with staged.open("wb") as out:
         sink = _Sink(out)
         if request.headers.get("content-type", "").startswith("multipart/form-data"):
+            if importlib.util.find_spec("python_multipart") is None:
+                raise _NoMultipart
             form = await request.form(max_files=1, max_fields=8)
             part = next((v for v in form.values() if isinstance(v, UploadFile)), None)
             if part is None:
@@ -389,6 +394,10 @@ async def _receive(request: Request, staged: Path) -> tuple[Any, int, str]:
 
 class _NoFile(Exception):
     """A multipart upload without a file part."""
+
+
+class _NoMultipart(Exception):
+    """A multipart upload, and python-multipart (Starlette's form parser) is not installed."""
 
 
 def _flames_page(s: Session) -> str:
