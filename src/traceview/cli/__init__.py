@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
     "sql": "run SQL (DuckDB) over the calls, methods, threads and edges of one or many traces",
+    "serve": "run a trace service: upload traces, share a viewer page for each",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer

@@ -75,6 +75,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
     "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),
     "dot": ("traceview.exporters.dot", "DOT"),
+    "flame-svg": ("traceview.exporters.flamesvg", "SVG"),
 }
 
 

@@ -27,6 +27,7 @@ from traceview.exporters import viewer
 from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.web import params
+from traceview.web.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.web.cache import AnswerCache
 from traceview.web.guard import Guard
 
@@ -62,13 +63,14 @@ def session_from_bytes(data: bytes, name: str) -> Session:
 class _State:
     """The current session and its answer cache (both replaced by POST /api/open)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, answer_bytes: int = MAX_ANSWER_BYTES) -> None:
+        self.answer_bytes = answer_bytes
         self.session = session
-        self.answers = AnswerCache()
+        self.answers = AnswerCache(answer_bytes)
         self.warm()
 
     def replace(self, session: Session) -> None:
-        self.session, self.answers = session, AnswerCache()
+        self.session, self.answers = session, AnswerCache(self.answer_bytes)
         self.warm()
 
     def warm(self) -> None:
@@ -80,10 +82,14 @@ def create_app(
     allowed_hosts: Sequence[str] | None = LOCAL_HOSTS,
     max_upload: int = MAX_UPLOAD,
     loader: Loader = session_from_bytes,
+    guarded: bool = True,
+    answer_bytes: int = MAX_ANSWER_BYTES,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
-    rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open."""
-    state = _State(session)
+    rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
+    `guarded=False` leaves out web/guard.py (for an app mounted inside one that has it, as the
+    service's viewers are); `answer_bytes`: the answer cache's budget."""
+    state = _State(session, answer_bytes)
 
     def answer(
         request: Request, names: tuple[str, ...], build: Callable[[Session, dict[str, str]], Any]
@@ -181,5 +187,6 @@ def create_app(
     ]
     app = Starlette(routes=routes)
     app.state.viewer = state
-    app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload)
+    if guarded:
+        app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload)
     return app

@@ -6,6 +6,13 @@ const cache = new Map();
 const CACHE_MAX = 4000;
 let defaultClock = null;
 
+/** Where the data API lives: "/api/..." under the page's folder, so the same UI works at
+ * "/" (`traceview view`) and under a prefix ("/t/<id>/" in `traceview serve`). Report keys
+ * stay the bare "/api/..." paths. */
+export function apiUrl(path) {
+  return location.pathname.replace(/\/[^/]*$/, "") + path;
+}
+
 /** Raised when a report does not hold the answer to a request. */
 export class NotPrecomputed extends Error {
   constructor(key) {
@@ -83,7 +90,7 @@ function completeAncestor(data, params) {
 async function fromServer(path, params) {
   const p = cleanParams(params);
   const qs = new URLSearchParams(p).toString();
-  const resp = await fetch(qs ? path + "?" + qs : path);
+  const resp = await fetch(apiUrl(qs ? path + "?" + qs : path));
   if (!resp.ok) {
     let msg = resp.status + " " + resp.statusText;
     try {
@@ -115,7 +122,7 @@ export function get(path, params) {
 export async function openTrace(file) {
   if (isReport()) throw new Error("this is a static report: open another trace with `traceview FILE`");
   const bytes = await file.arrayBuffer();
-  const resp = await fetch("/api/open", {
+  const resp = await fetch(apiUrl("/api/open"), {
     method: "POST",
     headers: {
       "Content-Type": "application/octet-stream",

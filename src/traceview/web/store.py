@@ -1,0 +1,211 @@
+"""The service's storage (`traceview serve`): uploaded traces, content addressed, plus an index.
+
+`Store` is the small interface the service talks to; `SqliteStore` is the embedded default:
+raw files under `DATA/traces/ab/<sha256>` and an SQLite index `DATA/index.sqlite` (WAL,
+one transaction per change). A file is written to `DATA/staging/`, fsynced, then renamed into
+place before its index row commits, so a reader never sees half a file and a crash at any
+point loses only what was never acknowledged; opening the store clears what such a crash left
+behind: staged files are removed, files without a row are moved to `DATA/orphans/`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import sqlite3
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+ID = re.compile(r"[0-9a-f]{64}")  # a SHA-256 in hex: the only form an id takes
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS traces (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    variant TEXT NOT NULL,
+    threads INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    duration_us REAL NOT NULL,
+    uploaded REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS traces_uploaded ON traces (uploaded);
+"""
+
+
+class StoreBusy(OSError):
+    """Another process serves from the same data folder."""
+
+
+def valid_id(text: str) -> bool:
+    """True when `text` is a trace id (64 lowercase hex digits), never a path."""
+    return ID.fullmatch(text) is not None
+
+
+def default_data_dir() -> Path:
+    """The user's data directory: `$XDG_DATA_HOME/traceview` or `~/.local/share/traceview`."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "traceview"
+
+
+@dataclass(frozen=True)
+class TraceRecord:
+    """One stored trace as the index lists it (`name` is the upload's, unescaped)."""
+
+    id: str
+    name: str
+    size: int
+    variant: str
+    threads: int
+    records: int
+    duration_us: float
+    uploaded: float
+
+    def json(self) -> dict[str, Any]:
+        """The record as plain JSON values."""
+        return asdict(self)
+
+
+class Store(Protocol):
+    """What the service needs from storage."""
+
+    def staging_file(self) -> Path:
+        """A new empty file on the store's file system for an upload in progress."""
+
+    def path(self, trace_id: str) -> Path:
+        """Where the raw bytes of `trace_id` live (whether or not it is stored)."""
+
+    def get(self, trace_id: str) -> TraceRecord | None:
+        """The record of `trace_id`, or None."""
+
+    def recent(self, limit: int = 100) -> list[TraceRecord]:
+        """The last `limit` uploads, newest first."""
+
+    def add(self, staged: Path, record: TraceRecord) -> TraceRecord:
+        """Move the fsynced `staged` file into place and index it; the stored record (the
+        earlier one when the same bytes were stored before)."""
+
+    def delete(self, trace_id: str) -> bool:
+        """Forget `trace_id` and remove its file; False when it was not stored."""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class SqliteStore:
+    """The embedded store: files under `root/traces`, index in `root/index.sqlite`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.traces = self.root / "traces"
+        self.staging = self.root / "staging"
+        for d in (self.root, self.traces, self.staging):
+            d.mkdir(parents=True, exist_ok=True)
+        self._owner = (self.root / "lock").open("a")
+        try:  # one service per folder: recovery removes what another one is writing
+            fcntl.flock(self._owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._owner.close()
+            raise StoreBusy(f"{self.root} is used by another traceview serve") from None
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.root / "index.sqlite", check_same_thread=False, isolation_level=None
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # an acknowledged row survives power loss
+        self._db.executescript(SCHEMA)
+        self._recover()
+
+    def _recover(self) -> None:
+        """Drop what a crash left: staged uploads, files without a row, rows without a file."""
+        for f in self.staging.iterdir():
+            f.unlink(missing_ok=True)
+        known = {row[0] for row in self._db.execute("SELECT id FROM traces")}
+        for f in self.traces.glob("*/*"):
+            if f.name not in known or not valid_id(f.name):
+                # renamed but never committed (never acknowledged) — or an index that was
+                # lost: set aside rather than deleted, so no upload is destroyed by accident
+                orphans = self.root / "orphans"
+                orphans.mkdir(exist_ok=True)
+                os.replace(f, orphans / f.name)
+        missing = [i for i in known if not self.path(i).is_file()]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("DELETE FROM traces WHERE id = ?", [(i,) for i in missing])
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the index and let another process use the folder."""
+        with self._lock:
+            self._db.close()
+        self._owner.close()
+
+    def staging_file(self) -> Path:
+        fd, name = tempfile.mkstemp(dir=self.staging, prefix="upload-")
+        os.close(fd)
+        return Path(name)
+
+    def path(self, trace_id: str) -> Path:
+        if not valid_id(trace_id):
+            raise ValueError("not a trace id")
+        return self.traces / trace_id[:2] / trace_id
+
+    def get(self, trace_id: str) -> TraceRecord | None:
+        if not valid_id(trace_id):
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT * FROM traces WHERE id = ?", (trace_id,)).fetchone()
+        return TraceRecord(*row) if row else None
+
+    def recent(self, limit: int = 100) -> list[TraceRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM traces ORDER BY uploaded DESC, id LIMIT ?", (limit,)
+            ).fetchall()
+        return [TraceRecord(*r) for r in rows]
+
+    def add(self, staged: Path, record: TraceRecord) -> TraceRecord:
+        target = self.path(record.id)
+        target.parent.mkdir(exist_ok=True)
+        old = self.get(record.id)
+        if old is not None:
+            staged.unlink(missing_ok=True)
+            return old
+        # outside the lock (readers go on): same bytes under the same name, so a concurrent
+        # upload of the same file renaming too is harmless
+        os.replace(staged, target)
+        _fsync_dir(target.parent)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT OR IGNORE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*asdict(record).values(),),
+            )
+            self._db.execute("COMMIT")
+            row = self._db.execute("SELECT * FROM traces WHERE id = ?", (record.id,)).fetchone()
+        return TraceRecord(*row)
+
+    def delete(self, trace_id: str) -> bool:
+        if not valid_id(trace_id):
+            return False
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            gone = self._db.execute("DELETE FROM traces WHERE id = ?", (trace_id,)).rowcount
+            self._db.execute("COMMIT")
+            if gone:
+                self.path(trace_id).unlink(missing_ok=True)
+        return bool(gone)
+
+
+def now() -> float:
+    """Upload time stamps: seconds since the epoch."""
+    return time.time()
