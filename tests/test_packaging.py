@@ -158,10 +158,11 @@ def test_lint_and_type_tools_pinned_exactly() -> None:
     assert all(re.search(r"[=<>~]=?\d", r) for r in extras["test"] if "[" not in r)
 
 
-def test_data_extra_is_part_of_the_test_run() -> None:
+def test_optional_extras_are_part_of_the_test_run() -> None:
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {re.split(r"[=<>~]", r)[0] for r in extras["data"]} == {"duckdb", "pyarrow", "pandas"}
-    assert "traceview[data]" in extras["test"]
+    assert {re.split(r"[=<>~]", r)[0] for r in extras["serve"]} == {"python-multipart"}
+    assert "traceview[data,serve]" in extras["test"]
 
 
 def test_spdx_license_and_license_file() -> None:
