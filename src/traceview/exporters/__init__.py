@@ -78,6 +78,12 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
     "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),
     "dot": ("traceview.exporters.dot", "DOT"),
+    "folded": ("traceview.exporters.folded", "FOLDED"),
+    "svg": ("traceview.exporters.svg", "SVG"),
+    "chrome": ("traceview.exporters.chrome", "CHROME"),
+    "speedscope": ("traceview.exporters.speedscope", "SPEEDSCOPE"),
+    "pprof": ("traceview.exporters.pprof", "PPROF"),
+    "parquet": ("traceview.exporters.parquet", "PARQUET"),
 }
 
 
