@@ -90,10 +90,15 @@ def top_down(
     excl: dict[str, I64] = {}
     has = node_parent >= 0
     for c in clocks:
-        whole = calls.incl(c) if incl is None else incl[c]
-        inc = whole if rows is None else whole[rows]
+        if incl is not None:
+            inc = incl[c] if rows is None else incl[c][rows]
+        elif rows is None:
+            inc = calls.incl(c)
+        else:  # only the selected rows (a thread's tree need not touch the whole table)
+            inc = calls.end(c, rows)
+            inc -= calls.start(c, rows)
         node_incl[c] = sum_by(node, inc, k)
-        del inc, whole
+        del inc
         # a node's calls' children are exactly the calls of its child nodes
         excl[c] = node_incl[c] - sum_by(node_parent[has], node_incl[c][has], k)
     return _finish(
