@@ -234,13 +234,13 @@ def test_parquet_reads_back_in_pyarrow_and_duckdb(session: Session, tmp_path: Pa
     con = duckdb.connect()
     rows = con.execute(
         f"""select c.thread, sum(c.incl_wall_ns) filter (where c.depth = 0),
-                   sum(c.incl_cpu_ns) filter (where c.depth = 0), count(*)
+                   sum(c.incl_cpu_ns) filter (where c.depth = 0), sum(c.excl_wall_ns)
             from '{out}/calls.parquet' c group by c.thread order by c.thread"""
     ).fetchall()
     threads = selected_threads(view)
     assert [r[0] for r in rows] == threads
-    for t, wall, cpu, _ in rows:
-        assert wall == expected(session, view, [t], "wall")
+    for t, wall, cpu, excl in rows:
+        assert wall == excl == expected(session, view, [t], "wall")
         assert cpu == expected(session, view, [t], "cpu")
     # the parent column joins: a child's span lies inside its parent's
     bad = con.execute(

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from traceview.analysis.profile import sum_by
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import origins, thread_calls
@@ -52,23 +53,30 @@ def calls_table(view: View) -> Any:
     cols: dict[str, list[Any]] = {
         k: [] for k in ("thread", "call", "parent", "depth", "method", "subtree_end")
     }
-    times: dict[str, list[Any]] = {f"{w}_{c}_ns": [] for c in CLOCKS for w in ("start", "end")}
+    times: dict[str, list[Any]] = {
+        f"{w}_{c}_ns": [] for c in CLOCKS for w in ("start", "end", "excl")
+    }
     for part in thread_calls(view):
         n = len(part)
         rows = np.arange(n, dtype=np.int64)
         cols["thread"].append(np.full(n, part.thread, dtype=np.int32))
         cols["call"].append(rows)
-        cols["parent"].append(parent_of(part.depth, part.subtree_end))
+        parent = parent_of(part.depth, part.subtree_end)
+        cols["parent"].append(parent)
+        has = parent >= 0
         cols["depth"].append(part.depth.astype(np.int32))
         cols["method"].append(part.method.astype(np.int32))
         cols["subtree_end"].append(part.subtree_end)
         for c in CLOCKS:
             if c in part.start:
+                incl = part.end[c] - part.start[c]
+                child = sum_by(parent[has], incl[has], n)
                 times[f"start_{c}_ns"].append(part.start[c] - zero[c])
                 times[f"end_{c}_ns"].append(part.end[c] - zero[c])
+                times[f"excl_{c}_ns"].append(incl - child)
             else:
-                times[f"start_{c}_ns"].append(None)
-                times[f"end_{c}_ns"].append(None)
+                for w in ("start", "end", "excl"):
+                    times[f"{w}_{c}_ns"].append(None)
     arrays = {
         k: _cat(v, np.int32 if k in ("thread", "depth", "method") else np.int64)
         for k, v in cols.items()
@@ -76,7 +84,7 @@ def calls_table(view: View) -> Any:
     n = len(arrays["call"])
     out = {k: pa.array(v) for k, v in arrays.items()}
     for c in CLOCKS:
-        for w in ("start", "end"):
+        for w in ("start", "end", "excl"):
             parts = times[f"{w}_{c}_ns"]
             if parts and all(p is not None for p in parts):
                 out[f"{w}_{c}_ns"] = pa.array(_cat(parts, np.int64))
@@ -87,7 +95,7 @@ def calls_table(view: View) -> Any:
         out[f"incl_{c}_ns"] = pa.compute.subtract(e, s)
     order = ["thread", "call", "parent", "depth", "method", "subtree_end"]
     order += [f"{w}_{c}_ns" for c in CLOCKS for w in ("start", "end")]
-    order += [f"incl_{c}_ns" for c in CLOCKS]
+    order += [f"{w}_{c}_ns" for w in ("incl", "excl") for c in CLOCKS]
     return pa.table({k: out[k] for k in order})
 
 
