@@ -14,12 +14,28 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
+import numpy as np
+import numpy.typing as npt
+
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import frame_names, origins, thread_calls
 from traceview.model import visible
 
 CHUNK = 1 << 16  # calls formatted per write
+_FRAC = [f"{i:03d}" for i in range(1000)]  # ns of a µs as three decimals
+
+
+def _split(ns: npt.NDArray[np.int64]) -> tuple[list[int], list[int]]:
+    """Whole µs and the ns left over (integers format twice as fast as floats with .3f)."""
+    whole, frac = np.divmod(ns, 1000)
+    return whole.tolist(), frac.tolist()
+
+
+def _micros(ns: npt.NDArray[np.int64]) -> list[str]:
+    """ns as µs text with three decimals (exact)."""
+    whole, frac = _split(ns)
+    return [f"{w}.{_FRAC[f]}" for w, f in zip(whole, frac, strict=True)]
 
 
 def _meta(name: str, pid: int, tid: int | None, args: dict[str, Any]) -> str:
@@ -59,23 +75,18 @@ def export_chrome(view: View, out: IO[Any], options: Options) -> None:
         for lo in range(0, len(part), CHUNK):
             sl = slice(lo, lo + CHUNK)
             start = part.start[q.clock][sl]
-            ts = ((start - zero[q.clock]) / 1000).tolist()
-            dur = ((part.end[q.clock][sl] - start) / 1000).tolist()
+            ts_us, ts_ns = _split(start - zero[q.clock])
             meth = part.method[sl].tolist()
-            durs = [((part.end[c][sl] - part.start[c][sl]) / 1000).tolist() for c in clocks]
+            durs = [_micros(part.end[c][sl] - part.start[c][sl]) for c in clocks]
+            dur = durs[clocks.index(q.clock)]
             if len(clocks) == 2:
-                a, b = durs
-                lines = [
-                    f'{head}{s:.3f},"dur":{d:.3f},"name":{names[m]},'
-                    f'"args":{{"cpu_us":{x:.3f},"wall_us":{y:.3f}}}}}'
-                    for s, d, m, x, y in zip(ts, dur, meth, a, b, strict=True)
-                ]
+                args = [f'"cpu_us":{x},"wall_us":{y}' for x, y in zip(*durs, strict=True)]
             else:
-                key = f"{clocks[0]}_us"
-                lines = [
-                    f'{head}{s:.3f},"dur":{d:.3f},"name":{names[m]},"args":{{"{key}":{d:.3f}}}}}'
-                    for s, d, m in zip(ts, dur, meth, strict=True)
-                ]
+                args = [f'"{clocks[0]}_us":{x}' for x in durs[0]]
+            lines = [
+                f'{head}{s}.{_FRAC[f]},"dur":{d},"name":{names[m]},"args":{{{a}}}}}'
+                for s, f, d, m, a in zip(ts_us, ts_ns, dur, meth, args, strict=True)
+            ]
             out.write("".join(lines))
     out.write("\n]}\n")
 

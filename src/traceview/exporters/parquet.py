@@ -61,7 +61,7 @@ def calls_table(view: View) -> Any:
         rows = np.arange(n, dtype=np.int64)
         cols["thread"].append(np.full(n, part.thread, dtype=np.int32))
         cols["call"].append(rows)
-        parent = parent_of(part.depth, part.subtree_end)
+        parent = part.parent
         cols["parent"].append(parent)
         has = parent >= 0
         cols["depth"].append(part.depth.astype(np.int32))
@@ -97,23 +97,6 @@ def calls_table(view: View) -> Any:
     order += [f"{w}_{c}_ns" for c in CLOCKS for w in ("start", "end")]
     order += [f"{w}_{c}_ns" for w in ("incl", "excl") for c in CLOCKS]
     return pa.table({k: out[k] for k in order})
-
-
-def parent_of(depth: np.ndarray[Any, Any], subtree_end: np.ndarray[Any, Any]) -> Any:
-    """Each pre-order row's parent row (-1 for roots): the nearest earlier row whose subtree
-    holds it, found as the last row before it one level up."""
-    n = len(depth)
-    parent = np.full(n, -1, dtype=np.int64)
-    if n == 0:
-        return parent
-    d = depth.astype(np.int64)
-    order = np.lexsort((np.arange(n), d))  # rows grouped by depth, in row order
-    for level in range(1, int(d.max()) + 1):
-        here = order[np.searchsorted(d[order], level) : np.searchsorted(d[order], level + 1)]
-        above = order[np.searchsorted(d[order], level - 1) : np.searchsorted(d[order], level)]
-        k = np.searchsorted(above, here) - 1
-        parent[here] = above[k]
-    return parent
 
 
 def _cat(parts: list[Any], dtype: Any) -> Any:

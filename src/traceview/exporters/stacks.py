@@ -73,12 +73,14 @@ def frame_names(view: View) -> list[str]:
 
 @dataclass(frozen=True)
 class ThreadCalls:
-    """One thread's calls in the selection, in pre-order: `depth`, `method`, and per clock the
-    `start` and `end` ns (absolute, as the events hold them), clipped to the time range."""
+    """One thread's calls in the selection, in pre-order: `depth`, `method`, `parent` and
+    `subtree_end` (rows of this part, -1 for a root), and per clock the `start` and `end` ns
+    (absolute, as the events hold them), clipped to the time range."""
 
     thread: int
     method: npt.NDArray[np.int32]
     depth: npt.NDArray[np.int32]
+    parent: I64
     subtree_end: I64
     start: dict[str, I64]
     end: dict[str, I64]
@@ -101,6 +103,8 @@ def thread_calls(view: View) -> Iterator[ThreadCalls]:
         depth = calls.depth[sel]
         method = calls.method[sel]
         end_row = calls.subtree_end[sel].astype(np.int64) - lo
+        parent = calls.parent[sel].astype(np.int64) - lo
+        parent[parent < 0] = -1
         if q.time_range is None:
             start = {c: calls.start(c, sel) for c in clocks}
             end = {c: calls.end(c, sel) for c in clocks}
@@ -112,12 +116,14 @@ def thread_calls(view: View) -> Iterator[ThreadCalls]:
                 # kept calls are closed under ancestors (a call overlapping the range lies in
                 # its parent), so the subtree of a kept row is the kept rows up to its end
                 end_row = np.searchsorted(rows, end_row[rows]).astype(np.int64)
+                up = parent[rows]
+                parent = np.where(up >= 0, np.searchsorted(rows, np.maximum(up, 0)), -1)
                 depth, method = depth[rows], method[rows]
                 start = {c: v[rows] for c, v in start.items()}
                 end = {c: v[rows] for c, v in end.items()}
             if not len(depth):
                 continue
-        yield ThreadCalls(t, method, depth, end_row, start, end)
+        yield ThreadCalls(t, method, depth, parent, end_row, start, end)
 
 
 def origins(view: View) -> dict[str, int]:
