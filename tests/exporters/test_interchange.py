@@ -36,7 +36,9 @@ def render(view: View, name: str, options: Options | None = None) -> Any:
 
 def expected_total(session: Session, view: View, threads: list[int], clock: str) -> int:
     """Σ thread totals − toplevel of `threads` in the view's selection."""
-    q = session.query(threads=threads, clock=clock, time_range=view.query.time_range)
+    q = session.query(
+        threads=threads, clock=clock, time_range=view.query.time_range, my_code=view.query.my_code
+    )
     prof = session.profile(q)
     return int(prof.thread_total[clock].sum()) - int(prof.toplevel[clock])
 
@@ -58,6 +60,7 @@ def views(session: Session) -> list[View]:
         out.append(View(session, session.query(clock=clock)))
         rng = session.time_range(span // 5, span // 2)
         out.append(View(session, session.query(clock=clock, time_range=rng)))
+        out.append(View(session, session.query(clock=clock, time_range=rng, my_code="android")))
     return out
 
 

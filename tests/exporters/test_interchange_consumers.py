@@ -48,7 +48,9 @@ def write(view: View, name: str, path: Path, options: Options | None = None) -> 
 
 
 def expected(session: Session, view: View, threads: list[int], clock: str) -> int:
-    q = session.query(threads=threads, clock=clock, time_range=view.query.time_range)
+    q = session.query(
+        threads=threads, clock=clock, time_range=view.query.time_range, my_code=view.query.my_code
+    )
     prof = session.profile(q)
     return int(prof.thread_total[clock].sum()) - int(prof.toplevel[clock])
 

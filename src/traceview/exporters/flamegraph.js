@@ -71,8 +71,8 @@
     try { re = new RegExp(pattern); } catch (e) { matched.textContent = "bad pattern: " + e.message; return; }
     searching = pattern;
     var sum = 0, end = -1, hits = 0;
-    // frames in x order per level would be needed for exact overlap removal; the frames come
-    // in pre-order per tree, so a match inside an earlier match's span is skipped
+    // count each stretch of time once: in x order (outer frames first at equal x), a match
+    // inside the span of an earlier match adds nothing
     var order = groups.map(function (_, i) { return i; }).sort(function (a, b) {
       return data.x[a] - data.x[b] || data.d[a] - data.d[b];
     });

@@ -51,8 +51,8 @@ def thread_label(view: View, t: int) -> str:
 
 
 def forest(view: View, merge: bool) -> list[ThreadTree]:
-    """The selection's merged trees: one per selected thread (with calls), or one for all of
-    them when `merge` (or when one thread is selected and `merge`)."""
+    """The selection's merged trees: one per selected thread with calls (labelled with the
+    thread), or one unlabelled tree of all of them when `merge`."""
     rows = selected_threads(view)
     if merge:
         return [ThreadTree(tuple(rows), None, view.top_down())]
