@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from traceview.analysis.view import View
 from traceview.cli import options
@@ -46,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def pick(fmt: str | None, target: str | None) -> Exporter:
+def pick(fmt: str | None, target: str | None) -> Exporter[Any]:
     """The exporter `fmt` names, or the one OUT's suffix implies."""
     if fmt is not None:
         try:
