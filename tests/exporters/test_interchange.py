@@ -277,3 +277,20 @@ def test_svg_frames_cover_the_total(session: Session) -> None:
         assert sum(roots) == data["total"]
         merged = frames_data(view, merge=True)
         assert merged["total"] == data["total"] and not any(merged["t"])
+
+
+def test_a_single_clock_trace_exports_that_clock_only() -> None:
+    events = [
+        (1, "enter", "com.a.B.run()V", None, 0),
+        (1, "enter", "com.a.B.inner()V", None, 2),
+        (1, "exit", "com.a.B.inner()V", None, 7),
+        (1, "exit", "com.a.B.run()V", None, 10),
+    ]
+    s = Session(make_trace(events, clock="wall"))
+    view = View(s, s.query())
+    assert folded_totals(render(view, "folded")) == {"thread-1 [1]": 10_000}
+    x = [e for e in chrome_events(render(view, "chrome")) if e["ph"] == "X"]
+    assert [e["args"] for e in x] == [{"wall_us": 10.0}, {"wall_us": 5.0}]
+    assert pprof_totals(render(view, "pprof")) == (["calls", "wall"], [2, 10_000])
+    assert len(speedscope_doc(view)["profiles"][0]["events"]) == 4
+    ET.fromstring(render(view, "svg").encode())
