@@ -1,4 +1,4 @@
-"""The `parquet` exporter (optional extra: pyarrow): the selection's calls, methods and threads
+"""The `parquet` exporter (pyarrow, the `data` extra): the selection's calls, methods and threads
 as Parquet tables, the interchange for DuckDB, Spark, Trino, BigQuery and pandas.
 
 `write_directory(view, path)` writes `path/calls.parquet`, `path/methods.parquet` and
@@ -29,7 +29,7 @@ VERSION = 1  # of the column layout (docs/formats.md); bumped when a column chan
 
 
 class MissingPyarrow(RuntimeError):
-    """pyarrow is not installed (the `parquet` extra)."""
+    """pyarrow is not installed (the `data` extra)."""
 
 
 def _arrow() -> Any:
@@ -41,7 +41,7 @@ def _arrow() -> Any:
         import_module("pyarrow.parquet")
     except ImportError:
         raise MissingPyarrow(
-            "Parquet export needs pyarrow: pip install 'traceview[parquet]'"
+            "Parquet export needs pyarrow: pip install 'traceview[data]'"
         ) from None
     return pa
 
