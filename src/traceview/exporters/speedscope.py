@@ -16,7 +16,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from traceview import __version__
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread_calls
@@ -61,7 +60,7 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     title = options.title or f"traceview ({clock} time)"
     head = {
         "$schema": SCHEMA,
-        "exporter": f"traceview {__version__}",
+        "exporter": "traceview",
         "name": visible(title),
         "activeProfileIndex": 0,
         "shared": {"frames": _frames(view)},
