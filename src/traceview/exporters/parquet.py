@@ -100,7 +100,7 @@ def calls_table(view: View) -> Any:
 
 
 def _cat(parts: list[Any], dtype: Any) -> Any:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype=dtype)
 
 
 def methods_table(view: View) -> Any:
