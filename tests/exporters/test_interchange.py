@@ -294,3 +294,23 @@ def test_a_single_clock_trace_exports_that_clock_only() -> None:
     assert pprof_totals(render(view, "pprof")) == (["calls", "wall"], [2, 10_000])
     assert len(speedscope_doc(view)["profiles"][0]["events"]) == 4
     ET.fromstring(render(view, "svg").encode())
+
+
+def test_deep_recursion_folds_frames_below_the_cap() -> None:
+    from traceview.exporters.stacks import DEEPER, MAX_DEPTH
+
+    depth = MAX_DEPTH + 500
+    names = [f"com.a.R.f{k % 7}()V" for k in range(depth)]
+    events = [(1, "enter", n, k, k) for k, n in enumerate(names)]
+    events += [(1, "exit", n, depth + k, depth + k) for k, n in enumerate(reversed(names))]
+    s = Session(make_trace(events))
+    view = View(s, s.query())
+    want = expected_total(s, view, [0], "cpu")
+    lines = render(view, "folded").splitlines()
+    assert sum(int(line.rpartition(" ")[2]) for line in lines) == want
+    frames = [line.rpartition(" ")[0].split(";") for line in lines]
+    assert max(len(f) for f in frames) == MAX_DEPTH + 2  # thread root + kept frames + DEEPER
+    assert sum(f[-1] == DEEPER for f in frames) == 1
+    _, sums = pprof_totals(render(view, "pprof"))
+    assert sums[1] == want and sums[0] == depth
+    assert DEEPER.encode() in gzip.decompress(render(view, "pprof"))

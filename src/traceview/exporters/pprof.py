@@ -6,7 +6,8 @@ One sample per node of the selection's merged top-down tree (per thread, each sa
 node's call path as location ids, leaf first, and its values are the node's own calls
 (`calls`/`count`) and self time on each clock the trace records (`cpu`/`nanoseconds`,
 `wall`/`nanoseconds`). Summed over the samples, each clock's value is the profile's thread
-totals minus toplevel time; `default_sample_type` is the query's clock. One function and one
+totals minus toplevel time; `default_sample_type` is the query's clock. Frames deeper than
+1024 (`stacks.MAX_DEPTH`) are summed into one `[deeper frames]` frame per path. One function and one
 location per method (name = its label, system name = `class.method`, file and line when
 known); no mappings (Java methods have no addresses). Written deterministically (no time
 stamp, gzip mtime 0).
@@ -22,7 +23,7 @@ import numpy as np
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.protowire import bytes_field, int_field, varint
-from traceview.exporters.stacks import forest, frame_names
+from traceview.exporters.stacks import DEEPER, fold_deep, forest, frame_names
 from traceview.model import visible
 
 
@@ -53,6 +54,7 @@ def profile_bytes(view: View, options: Options) -> bytes:
     names = frame_names(view)
     methods = view.methods
     used: set[int] = set()
+    deeper = len(methods) + 1  # the location (and function) id of the folded deep frames
     thread_key = s("thread")
     for part in forest(view, options.merge_threads):
         tree = part.tree
@@ -61,26 +63,33 @@ def profile_bytes(view: View, options: Options) -> bytes:
             if part.label is not None
             else b""
         )
+        rows, deep = fold_deep(tree)
         parent = tree.parent.tolist()
         loc = (tree.method.astype(np.int64) + 1).tolist()
-        used.update(set(tree.method.tolist()))
+        used.update(set(tree.method[rows].tolist()))
         values = [tree.calls.tolist(), *(tree.excl[c].tolist() for c in clocks)]
         stacks: list[bytes] = [b""] * len(parent)
-        for i in range(len(parent)):
+        for i in rows.tolist():
             p = parent[i]
             stack = varint(loc[i]) + (stacks[p] if p >= 0 else b"")
             stacks[i] = stack
             vals = b"".join(varint(v[i]) for v in values)
-            body = bytes_field(1, stack) + bytes_field(2, vals) + label
-            parts.append(bytes_field(2, body))
+            parts.append(bytes_field(2, bytes_field(1, stack) + bytes_field(2, vals) + label))
+        folded = [deep.calls.tolist(), *(deep.excl[c].tolist() for c in clocks)]
+        for k, top in enumerate(deep.top.tolist()):
+            stack = varint(deeper) + stacks[top]
+            vals = b"".join(varint(v[k]) for v in folded)
+            parts.append(bytes_field(2, bytes_field(1, stack) + bytes_field(2, vals) + label))
+            used.add(deeper - 1)
     for m in sorted(used):
         fid = m + 1
-        line = int(methods.line[m])
-        src = visible(methods.source_file[m])
+        known = m < len(methods)
+        line = int(methods.line[m]) if known else -1
+        src = visible(methods.source_file[m]) if known else ""
         fn = (
             int_field(1, fid)
-            + int_field(2, s(names[m]))
-            + int_field(3, s(visible(methods.full_name(m))))
+            + int_field(2, s(names[m] if known else DEEPER))
+            + int_field(3, s(visible(methods.full_name(m)) if known else DEEPER))
             + int_field(4, s(src))
             + int_field(5, max(line, 0))
         )

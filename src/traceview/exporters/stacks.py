@@ -17,11 +17,14 @@ import numpy.typing as npt
 
 from traceview.analysis.calls import CallTable
 from traceview.analysis.calltree import CallTree
+from traceview.analysis.profile import sum_by
 from traceview.analysis.ranges import clipped_spans
 from traceview.analysis.view import View
 from traceview.model import visible
 
 I64 = npt.NDArray[np.int64]
+MAX_DEPTH = 1024  # stack formats keep this many frames; deeper ones fold into `DEEPER`
+DEEPER = "[deeper frames]"
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,39 @@ def forest(view: View, merge: bool) -> list[ThreadTree]:
         q = replace(view.query, threads=(t,))
         out.append(ThreadTree((t,), thread_label(view, t), session.top_down(q)))
     return out
+
+
+@dataclass(frozen=True)
+class Deep:
+    """The nodes of a tree deeper than `MAX_DEPTH`, folded into one `DEEPER` frame under their
+    ancestor at depth `MAX_DEPTH - 1`: those ancestors (`top`, node rows), and per ancestor
+    the folded nodes' calls and exclusive ns per clock. Stack formats write one string per
+    frame of every path, so an unbounded 70 000-deep recursion would be quadratic."""
+
+    top: I64
+    calls: I64
+    excl: dict[str, I64]
+
+
+def fold_deep(tree: CallTree, max_depth: int = MAX_DEPTH) -> tuple[I64, Deep]:
+    """The rows of `tree` to write as they are (depth < `max_depth`, in pre-order) and the
+    rest folded (`Deep`). In pre-order a node's ancestor at depth d is the last node of depth
+    d before it, so one running maximum finds them all."""
+    depth = tree.depth
+    deep = depth >= max_depth
+    if not deep.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return np.arange(len(tree), dtype=np.int64), Deep(
+            empty, empty, {c: empty for c in tree.clocks}
+        )
+    at_cut = np.where(depth == max_depth - 1, np.arange(len(tree)), -1)
+    anc = np.maximum.accumulate(at_cut)[deep]
+    top, inverse = np.unique(anc, return_inverse=True)
+    k = len(top)
+    calls = np.bincount(inverse, weights=tree.calls[deep], minlength=k)
+    excl = {c: sum_by(inverse, tree.excl[c][deep], k) for c in tree.clocks}
+    keep = np.flatnonzero(~deep).astype(np.int64)
+    return keep, Deep(top.astype(np.int64), np.rint(calls).astype(np.int64), excl)
 
 
 def frame_names(view: View) -> list[str]:
