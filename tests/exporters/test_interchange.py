@@ -314,3 +314,8 @@ def test_deep_recursion_folds_frames_below_the_cap() -> None:
     _, sums = pprof_totals(render(view, "pprof"))
     assert sums[1] == want and sums[0] == depth
     assert DEEPER.encode() in gzip.decompress(render(view, "pprof"))
+    from traceview.exporters.svg import frames_data
+
+    data = frames_data(view, merge=False)
+    assert max(data["d"]) == MAX_DEPTH - 1 and data["deep"] == depth + 1 - MAX_DEPTH
+    assert data["total"] == want

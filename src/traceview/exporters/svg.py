@@ -7,7 +7,8 @@ not run (an image viewer, a README). The inline script (`flamegraph.js`, shipped
 module) adds hover details, click to zoom, and search (regular expression; matches
 highlighted and their share of the total shown). Widths are inclusive time on the query's
 clock, clipped to the range; frames narrower than 1/`RESOLUTION` of the total are left out
-(their time stays in their parent) and counted in the subtitle.
+(their time stays in their parent) and counted in the subtitle, as are frames deeper than
+1024 levels (`stacks.MAX_DEPTH`).
 
 Names are XML-escaped (and control characters `\\xNN`) in the markup; the per-frame data the
 script reads is JSON with `<`, `>` and `&` as `\\u` escapes, so no name can end the script
@@ -22,10 +23,12 @@ from html import escape
 from importlib.resources import files
 from typing import IO, Any
 
+import numpy as np
+
 from traceview.analysis.flame import layout
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
-from traceview.exporters.stacks import forest, frame_names
+from traceview.exporters.stacks import MAX_DEPTH, forest, frame_names
 from traceview.model import printable
 
 WIDTH = 1200  # px of the graph area
@@ -79,7 +82,7 @@ def frames_data(view: View, merge: bool) -> dict[str, Any]:
         return k
 
     cols: dict[str, list[Any]] = {k: [] for k in ("x", "w", "d", "n", "s", "c", "t")}
-    dropped = 0
+    dropped = deep = 0
     offset = 0
     for part, part_total in zip(parts, totals, strict=True):
         if part_total <= 0:
@@ -96,17 +99,26 @@ def frames_data(view: View, merge: bool) -> dict[str, Any]:
             cols["t"].append(1)
         fraction = min(1.0, total / RESOLUTION / part_total)
         lay = layout(part.tree, "graph", clock, fraction, methods=view.methods)
+        shallow = np.flatnonzero(lay.depth + lift < MAX_DEPTH)  # a level per px row: cap it
         dropped += lay.dropped
-        ids = [name_id(all_names[m]) for m in lay.method.tolist()]
-        cols["x"].extend((lay.x + offset).tolist())
-        cols["w"].extend(lay.width.tolist())
-        cols["d"].extend((lay.depth + lift).tolist())
+        deep += len(lay.depth) - len(shallow)
+        ids = [name_id(all_names[m]) for m in lay.method[shallow].tolist()]
+        cols["x"].extend((lay.x[shallow] + offset).tolist())
+        cols["w"].extend(lay.width[shallow].tolist())
+        cols["d"].extend((lay.depth[shallow] + lift).tolist())
         cols["n"].extend(ids)
-        cols["s"].extend(lay.self_time.tolist())
-        cols["c"].extend(lay.calls.tolist())
+        cols["s"].extend(lay.self_time[shallow].tolist())
+        cols["c"].extend(lay.calls[shallow].tolist())
         cols["t"].extend([0] * len(ids))
         offset += part_total
-    return {"names": names, "total": total, "dropped": dropped, "clock": clock, **cols}
+    return {
+        "names": names,
+        "total": total,
+        "dropped": dropped,
+        "deep": deep,
+        "clock": clock,
+        **cols,
+    }
 
 
 def export_svg(view: View, out: IO[Any], options: Options) -> None:
@@ -125,6 +137,8 @@ def export_svg(view: View, out: IO[Any], options: Options) -> None:
         sub += f", range {_ms(rng.lo - view.session.origin)} to {_ms(rng.hi - view.session.origin)}"
     if data["dropped"]:
         sub += f" ({data['dropped']} frames narrower than 0.1 px left out)"
+    if data["deep"]:
+        sub += f" ({data['deep']} frames deeper than {MAX_DEPTH} left out)"
     script = files("traceview.exporters").joinpath("flamegraph.js").read_text(encoding="utf-8")
     w = out.write
     w('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
