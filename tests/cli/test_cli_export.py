@@ -77,9 +77,12 @@ def test_parquet_writes_a_directory(trace_path: Path, tmp_path: Path) -> None:
     assert main(["export", str(trace_path), "-o", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
         "calls.parquet",
+        "edges.parquet",
         "methods.parquet",
         "threads.parquet",
     ]
+    assert main(["export", str(trace_path), "-o", str(out), "--thread", "main"]) == 0
+    assert len(list(out.iterdir())) == 4  # replaced, no temporary files left
 
 
 def test_user_errors_are_one_line(

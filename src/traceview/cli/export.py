@@ -3,7 +3,8 @@
 The format is `--format`, or guessed from OUT's suffix (`.folded`, `.svg`, `.json` for Chrome's
 Trace Event format, `.speedscope.json`, `.pb.gz`, `.parquet`). `-o -` writes to stdout.
 Values are on the selection's clock (`--clock`), clipped to `--from`/`--to`; formats that can
-carry both clocks carry both. Parquet writes a directory (OUT) of three tables.
+carry both clocks carry both. Parquet writes a directory (OUT) of the tables `traceview
+sql` queries (docs/tables.md).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
             raise CliError("parquet writes a directory: give -o DIR")
         try:
             parquet.write_directory(view, args.output)
-        except parquet.MissingPyarrow as exc:
+        except ImportError as exc:
             raise CliError(str(exc)) from None
     else:
         options.write(exporter, view, args.output, opts)

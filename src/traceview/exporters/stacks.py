@@ -3,8 +3,8 @@ share: the selection's merged trees, one per thread or one for all, and the sele
 with their start and end on each clock, clipped to the query's time range.
 
 Everything here is read from the session (`View`); nothing is recomputed. Trees come from
-`session.top_down`, whose exclusive times are exact clipped times; call spans come from the
-call table and `analysis.ranges.clipped_spans`, which clips exactly as the profile does.
+`session.top_down`, whose exclusive times are exact clipped times; call spans come from
+`analysis.tables.selected_calls`, which clips exactly as the profile does.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.calls import CallTable
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
-from traceview.analysis.ranges import clipped_spans
+from traceview.analysis.tables import origins as table_origins
+from traceview.analysis.tables import selected_calls
 from traceview.analysis.view import View
 from traceview.model import visible
 
@@ -126,51 +126,28 @@ class ThreadCalls:
 
 
 def thread_calls(view: View) -> Iterator[ThreadCalls]:
-    """The selection's calls thread by thread (only threads with calls in the selection)."""
-    session = view.session
-    q = view.query
-    calls: CallTable = session.selection(q)
-    clocks = calls.clocks
-    for t in selected_threads(view):
+    """The selection's calls thread by thread (only threads with calls in the selection), from
+    `analysis.tables.selected_calls` (the same clipping as the profile and the SQL tables)."""
+    calls, start, end = selected_calls(view)
+    for t in range(len(calls.thread_ranges)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if hi == lo:
             continue
         sel = slice(lo, hi)
-        depth = calls.depth[sel]
-        method = calls.method[sel]
-        end_row = calls.subtree_end[sel].astype(np.int64) - lo
         parent = calls.parent[sel].astype(np.int64) - lo
         parent[parent < 0] = -1
-        if q.time_range is None:
-            start = {c: calls.start(c, sel) for c in clocks}
-            end = {c: calls.end(c, sel) for c in clocks}
-        else:
-            tr = q.time_range
-            start, end, keep = clipped_spans(calls, t, clocks, tr.clock, (tr.lo, tr.hi))
-            if not keep.all():
-                rows = np.flatnonzero(keep)
-                # kept calls are closed under ancestors (a call overlapping the range lies in
-                # its parent), so the subtree of a kept row is the kept rows up to its end
-                end_row = np.searchsorted(rows, end_row[rows]).astype(np.int64)
-                up = parent[rows]
-                parent = np.where(up >= 0, np.searchsorted(rows, np.maximum(up, 0)), -1)
-                depth, method = depth[rows], method[rows]
-                start = {c: v[rows] for c, v in start.items()}
-                end = {c: v[rows] for c, v in end.items()}
-            if not len(depth):
-                continue
-        yield ThreadCalls(t, method, depth, parent, end_row, start, end)
+        yield ThreadCalls(
+            t,
+            calls.method[sel],
+            calls.depth[sel],
+            parent,
+            calls.subtree_end[sel].astype(np.int64) - lo,
+            {c: v[sel] for c, v in start.items()},
+            {c: v[sel] for c, v in end.items()},
+        )
 
 
 def origins(view: View) -> dict[str, int]:
-    """The ns subtracted from every time on each clock so files start near 0: the session's
-    origin on its timeline clock, the least time of the other clock."""
-    ev = view.trace.events
-    out: dict[str, int] = {}
-    for c in view.session.clocks:
-        if c == view.session.timeline_clock:
-            out[c] = view.session.origin
-        else:
-            col = ev.time(c)
-            out[c] = int(col.min()) if len(col) else 0
-    return out
+    """The ns subtracted from every time on each clock so files start near 0 (as in the SQL
+    tables: the session's origin on its timeline clock, the least time of the other clock)."""
+    return table_origins(view.session)
