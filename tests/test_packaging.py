@@ -21,7 +21,13 @@ CI = ROOT / ".ci" / "run"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 BARE_PYTHON = re.compile(r"(?<![\w/.-])python(?![\w.-])")  # `python`, not python3 or .venv/...
 # what each program a test looks up with shutil.which comes in on Debian
-DEBIAN_PACKAGE = {"dmtracedump": "dmtracedump", "dot": "graphviz", "go": "golang-go", "adb": "adb"}
+DEBIAN_PACKAGE = {
+    "dmtracedump": "dmtracedump",
+    "dot": "graphviz",
+    "go": "golang-go",
+    "adb": "adb",
+    "node": "nodejs",
+}
 ESSENTIAL = {"bash", "sh"}  # on every Debian system
 
 
@@ -62,6 +68,7 @@ def test_ci_needs_no_bare_python() -> None:
 
 def test_ci_installs_every_program_the_tests_look_up() -> None:
     wanted = {"python3", "python3-venv", "dmtracedump", "graphviz", "chromium", "golang-go", "adb"}
+    wanted |= {"nodejs", "npm"}
     assert wanted <= ci_packages()
     for path in (ROOT / "tests").rglob("*.py"):
         text = path.read_text()
@@ -91,6 +98,7 @@ chmod +x .venv/bin/pip .venv/bin/python""",
         "id": f"echo {uid}",
         "sudo": f'echo "sudo $*" >>{log}; [ "$1" = -n ] && shift; exec "$@"',
         "apt-get": f'echo "apt-get $*" >>{log}',
+        "npm": f'echo "npm $*" >>{log}',
     }
     for name, body in stubs.items():
         stub = bin_ / name
@@ -101,6 +109,8 @@ chmod +x .venv/bin/pip .venv/bin/python""",
 
 def _run_ci(machine: Path) -> tuple[int, str, list[str]]:
     env = {**os.environ, "PATH": f"{machine / 'bin'}:/usr/bin:/bin", "CI": "true"}
+    env["HOME"] = str(machine / "home")
+    env.pop("TRACEVIEW_TEST_NODE", None)
     done = subprocess.run(
         ["bash", str(machine / "repo" / ".ci" / "run")],
         capture_output=True,
@@ -123,6 +133,8 @@ def test_ci_fails_when_pytest_fails_or_finds_no_tests(
     code, err, log = _run_ci(machine)
     assert code == want, err
     assert log == [
+        f"npm install --prefix {tmp_path}/home/.cache/traceview-test-node --no-audit --no-fund "
+        "--no-save -q speedscope@1.25.0 pprof-format@2.3.2",
         "python3 -m venv .venv",
         "venv pip install -e .[test]",
         "venv python -m pytest",

@@ -62,11 +62,22 @@ def top_down(
     times, analysis/ranges.py); a node's exclusive time is its inclusive minus its children's."""
     rows = _rows(calls, threads)
     clocks = calls.clocks
+    sel: slice | npt.NDArray[np.intp] | None = rows
     if rows is None:
         n = len(calls)
         parent = calls.parent.astype(np.int64)
         method = calls.method.astype(np.int64)
         depth = calls.depth
+    elif len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):
+        # one block of whole threads (e.g. one thread): parents are inside it, so a shift
+        # maps them (no table-sized lookup array per thread)
+        n = len(rows)
+        block = slice(int(rows[0]), int(rows[0]) + n)
+        parent = calls.parent[block].astype(np.int64) - block.start
+        parent[parent < 0] = -1
+        method = calls.method[block].astype(np.int64)
+        depth = calls.depth[block]
+        sel = block
     else:
         n = len(rows)
         local = np.full(len(calls), -1, dtype=np.int64)
@@ -90,10 +101,15 @@ def top_down(
     excl: dict[str, I64] = {}
     has = node_parent >= 0
     for c in clocks:
-        whole = calls.incl(c) if incl is None else incl[c]
-        inc = whole if rows is None else whole[rows]
+        if incl is not None:
+            inc = incl[c] if sel is None else incl[c][sel]
+        elif sel is None:
+            inc = calls.incl(c)
+        else:  # only the selected rows (a thread's tree need not touch the whole table)
+            inc = calls.end(c, sel)
+            inc -= calls.start(c, sel)
         node_incl[c] = sum_by(node, inc, k)
-        del inc, whole
+        del inc
         # a node's calls' children are exactly the calls of its child nodes
         excl[c] = node_incl[c] - sum_by(node_parent[has], node_incl[c][has], k)
     return _finish(

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "convert": "write the trace as another variant",
     "report": "write the viewer as one self-contained HTML file",
     "diff": "compare runs: per-method changes, a regression gate for CI",
+    "export": "write folded stacks, SVG flame graph, Chrome, speedscope, pprof, Parquet",
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
     "sql": "run SQL (DuckDB) over the calls, methods, threads and edges of one or many traces",

@@ -24,8 +24,10 @@ from traceview.analysis.view import View
 class Options:
     """Presentation choices some formats honour (the selection itself is the view's query):
     `sort` (a column name), `limit` (rows), `max_depth` (tree levels), `budget_bytes` (how
-    much a report may precompute), `title`; for the formats that reproduce another tool:
-    `policy` (its stack policies, "dmtracedump", or the engine's, "traceview"),
+    much a report may precompute), `title`, `merge_threads` (one tree for all selected threads
+    instead of one per thread, in formats that can hold either); for the formats that
+    reproduce another tool: `policy` (its stack policies, "dmtracedump", or the engine's,
+    "traceview"),
     `threshold` (a percentage cut-off, e.g. a call graph's), `script_url` (a URL base to
     load a page's script from instead of inlining it)."""
 
@@ -37,6 +39,7 @@ class Options:
     policy: str | None = None
     threshold: int | None = None
     script_url: str | None = None
+    merge_threads: bool = False
 
 
 ExportFn = Callable[[View, IO[Any], Options], None]
@@ -75,6 +78,12 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
     "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),
     "dot": ("traceview.exporters.dot", "DOT"),
+    "folded": ("traceview.exporters.folded", "FOLDED"),
+    "svg": ("traceview.exporters.svg", "SVG"),
+    "chrome": ("traceview.exporters.chrome", "CHROME"),
+    "speedscope": ("traceview.exporters.speedscope", "SPEEDSCOPE"),
+    "pprof": ("traceview.exporters.pprof", "PPROF"),
+    "parquet": ("traceview.exporters.parquet", "PARQUET"),
     "flame-svg": ("traceview.exporters.flamesvg", "SVG"),
 }
 

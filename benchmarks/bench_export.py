@@ -1,0 +1,122 @@
+"""Export benchmark: each `traceview export` format on a large generated trace, against the
+time to compute the trace's profile.
+
+    python benchmarks/bench_export.py [--records 10000000] [--formats folded svg ...] [--rounds 1]
+
+The trace is `out/gen-<records>-regular.trace` (harness: `synth.generate(records, 8 threads)`,
+cached). It is loaded once; every measurement starts from a fresh `Session` on it, so each
+number includes whatever the format needs the engine to build. Prints, per size: the profile
+(`session.profile`, the direct path `traceview stats` uses), the call table (`session.calls`,
+which every export needs), then per format the whole export from a fresh session (engine +
+writing) and the writing alone (session warmed with the call table), output to /dev/null
+(Parquet: to a temporary directory), and the output size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import OUT, machine, mib
+from traceview.analysis import Session
+from traceview.analysis.view import View
+from traceview.exporters import Options, get
+from traceview.model import Trace
+
+FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
+
+
+class Counter(io.RawIOBase):
+    """A write-only sink counting bytes (text exporters get it through a TextIOWrapper)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: object) -> int:
+        n = len(b)  # type: ignore[arg-type]
+        self.size += n
+        return n
+
+
+def trace_of(records: int) -> Trace:
+    from traceview.readers import load
+
+    path = OUT / f"gen-{records}-regular.trace"
+    if not path.exists():
+        from traceview.synth import generate
+        from traceview.writer import write
+
+        OUT.mkdir(parents=True, exist_ok=True)
+        write(generate(records=records, threads=8, seed=0), str(path))
+    return load(str(path))
+
+
+def export(session: Session, name: str) -> int:
+    """Write `name` for the session's default selection; the bytes written."""
+    view = View(session, session.query())
+    if name == "parquet":
+        from traceview.exporters.parquet import write_directory
+
+        with tempfile.TemporaryDirectory() as tmp:
+            write_directory(view, tmp)
+            return sum(p.stat().st_size for p in Path(tmp).iterdir())
+    exporter = get(name)
+    sink = Counter()
+    if exporter.binary:
+        exporter.export(view, sink, Options())
+    else:
+        text = io.TextIOWrapper(io.BufferedWriter(sink, 1 << 20), encoding="utf-8")
+        exporter.export(view, text, Options())
+        text.flush()
+    return sink.size
+
+
+def timed(fn: Callable[[], object], rounds: int) -> tuple[float, object]:
+    best = float("inf")
+    out: object = None
+    for _ in range(rounds):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def bench(trace: Trace, records: int, formats: list[str], rounds: int) -> None:
+    """Print the profile, call table and export times of one trace."""
+    prof, _ = timed(lambda: Session(trace).profile(Session(trace).query()), rounds)
+    calls, _ = timed(lambda: len(Session(trace).calls), rounds)
+    warm = Session(trace)
+    n_calls = len(warm.calls)
+    print(f"\n{records:,} records, {n_calls:,} calls")
+    print(f"  profile (direct)        {prof:7.2f} s")
+    print(f"  call table              {calls:7.2f} s")
+    print(f"  {'format':<12} {'fresh':>9} {'write only':>11} {'output':>12}")
+    for name in formats:
+        t_fresh, _ = timed(lambda name=name: export(Session(trace), name), rounds)
+        t_write, size = timed(lambda name=name: export(Session(trace, warm.calls), name), rounds)
+        print(f"  {name:<12} {t_fresh:8.2f}s {t_write:10.2f}s {mib(float(size)):>12}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, nargs="+", default=[10_000_000])
+    ap.add_argument("--formats", nargs="+", default=list(FORMATS))
+    ap.add_argument("--rounds", type=int, default=1)
+    args = ap.parse_args()
+    print(machine())
+    for records in args.records:
+        bench(trace_of(records), records, args.formats, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

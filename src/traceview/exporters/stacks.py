@@ -1,0 +1,153 @@
+"""What the profile-interchange exporters (folded, svg, chrome, speedscope, pprof, parquet)
+share: the selection's merged trees, one per thread or one for all, and the selection's calls
+with their start and end on each clock, clipped to the query's time range.
+
+Everything here is read from the session (`View`); nothing is recomputed. Trees come from
+`session.top_down`, whose exclusive times are exact clipped times; call spans come from
+`analysis.tables.selected_calls`, which clips exactly as the profile does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.calltree import CallTree
+from traceview.analysis.profile import sum_by
+from traceview.analysis.tables import origins as table_origins
+from traceview.analysis.tables import selected_calls
+from traceview.analysis.view import View
+from traceview.model import visible
+
+I64 = npt.NDArray[np.int64]
+MAX_DEPTH = 1024  # stack formats keep this many frames; deeper ones fold into `DEEPER`
+DEEPER = "[deeper frames]"
+
+
+@dataclass(frozen=True)
+class ThreadTree:
+    """One part of a forest: the merged top-down tree of `threads` (one row, or every selected
+    row when merged) and `label` (the thread's name, None when merged)."""
+
+    threads: tuple[int, ...]
+    label: str | None
+    tree: CallTree
+
+
+def selected_threads(view: View) -> list[int]:
+    """The thread rows of the view's selection that have calls, in row order."""
+    q = view.query
+    rows = range(len(view.trace.threads)) if q.threads is None else q.threads
+    counts = view.session.thread_records
+    return [int(t) for t in rows if counts[t] > 0]
+
+
+def thread_label(view: View, t: int) -> str:
+    """`name [id]` (or `[id]` when unnamed): distinct even when names repeat."""
+    th = view.trace.threads
+    name = th.name[t]
+    tid = int(th.id[t])
+    return f"{visible(name)} [{tid}]" if name is not None else f"[{tid}]"
+
+
+def forest(view: View, merge: bool) -> list[ThreadTree]:
+    """The selection's merged trees: one per selected thread with calls (labelled with the
+    thread), or one unlabelled tree of all of them when `merge`."""
+    rows = selected_threads(view)
+    if merge:
+        return [ThreadTree(tuple(rows), None, view.top_down())]
+    session = view.session
+    out = []
+    for t in rows:
+        q = replace(view.query, threads=(t,))
+        out.append(ThreadTree((t,), thread_label(view, t), session.top_down(q)))
+    return out
+
+
+@dataclass(frozen=True)
+class Deep:
+    """The nodes of a tree deeper than `MAX_DEPTH`, folded into one `DEEPER` frame under their
+    ancestor at depth `MAX_DEPTH - 1`: those ancestors (`top`, node rows), and per ancestor
+    the folded nodes' calls and exclusive ns per clock. Stack formats write one string per
+    frame of every path, so an unbounded 70 000-deep recursion would be quadratic."""
+
+    top: I64
+    calls: I64
+    excl: dict[str, I64]
+
+
+def fold_deep(tree: CallTree, max_depth: int = MAX_DEPTH) -> tuple[I64, Deep]:
+    """The rows of `tree` to write as they are (depth < `max_depth`, in pre-order) and the
+    rest folded (`Deep`). In pre-order a node's ancestor at depth d is the last node of depth
+    d before it, so one running maximum finds them all."""
+    depth = tree.depth
+    deep = depth >= max_depth
+    if not deep.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return np.arange(len(tree), dtype=np.int64), Deep(
+            empty, empty, {c: empty for c in tree.clocks}
+        )
+    at_cut = np.where(depth == max_depth - 1, np.arange(len(tree)), -1)
+    anc = np.maximum.accumulate(at_cut)[deep]
+    top, inverse = np.unique(anc, return_inverse=True)
+    k = len(top)
+    calls = np.bincount(inverse, weights=tree.calls[deep], minlength=k)
+    excl = {c: sum_by(inverse, tree.excl[c][deep], k) for c in tree.clocks}
+    keep = np.flatnonzero(~deep).astype(np.int64)
+    return keep, Deep(top.astype(np.int64), np.rint(calls).astype(np.int64), excl)
+
+
+def frame_names(view: View) -> list[str]:
+    """Every method's label as shown (renamed when the query renames), undecodable bytes as
+    `\\xNN`; callers escape further for their format."""
+    methods = view.methods
+    return [visible(methods.label(i)) for i in range(len(methods))]
+
+
+@dataclass(frozen=True)
+class ThreadCalls:
+    """One thread's calls in the selection, in pre-order: `depth`, `method`, `parent` and
+    `subtree_end` (rows of this part, -1 for a root), and per clock the `start` and `end` ns
+    (absolute, as the events hold them), clipped to the time range."""
+
+    thread: int
+    method: npt.NDArray[np.int32]
+    depth: npt.NDArray[np.int32]
+    parent: I64
+    subtree_end: I64
+    start: dict[str, I64]
+    end: dict[str, I64]
+
+    def __len__(self) -> int:
+        return len(self.method)
+
+
+def thread_calls(view: View) -> Iterator[ThreadCalls]:
+    """The selection's calls thread by thread (only threads with calls in the selection), from
+    `analysis.tables.selected_calls` (the same clipping as the profile and the SQL tables)."""
+    calls, start, end = selected_calls(view)
+    for t in range(len(calls.thread_ranges)):
+        lo, hi = (int(x) for x in calls.thread_ranges[t])
+        if hi == lo:
+            continue
+        sel = slice(lo, hi)
+        parent = calls.parent[sel].astype(np.int64) - lo
+        parent[parent < 0] = -1
+        yield ThreadCalls(
+            t,
+            calls.method[sel],
+            calls.depth[sel],
+            parent,
+            calls.subtree_end[sel].astype(np.int64) - lo,
+            {c: v[sel] for c, v in start.items()},
+            {c: v[sel] for c, v in end.items()},
+        )
+
+
+def origins(view: View) -> dict[str, int]:
+    """The ns subtracted from every time on each clock so files start near 0 (as in the SQL
+    tables: the session's origin on its timeline clock, the least time of the other clock)."""
+    return table_origins(view.session)
