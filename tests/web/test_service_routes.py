@@ -198,7 +198,8 @@ def test_flames_report_and_escaping(client: TestClient) -> None:
     assert listed["name"] == "<b>x<i>&.trace"  # JSON; the page sets it as text
     svg = client.get(f"/t/{tid}/flame/0.svg")
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
-    assert "<svg" in svg.text and "<script" not in svg.text and "</script>" not in svg.text
+    assert "<svg" in svg.text and "alert`1`</script>" not in svg.text  # names escaped
+    assert "default-src 'none'" in svg.headers["content-security-policy"]  # no network
     assert "&lt;" in svg.text and "<rect" in svg.text
     import xml.dom.minidom
 

@@ -84,7 +84,6 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "speedscope": ("traceview.exporters.speedscope", "SPEEDSCOPE"),
     "pprof": ("traceview.exporters.pprof", "PPROF"),
     "parquet": ("traceview.exporters.parquet", "PARQUET"),
-    "flame-svg": ("traceview.exporters.flamesvg", "SVG"),
 }
 
 

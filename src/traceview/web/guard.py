@@ -1,6 +1,7 @@
 """The server's defences as one ASGI middleware: the Host check (DNS rebinding), refusal of
 cross-origin writes, an upload size enforced while the body streams, and the security headers
-(CSP with `frame-ancestors 'none'`, `X-Frame-Options`, `nosniff`, no referrer) on every answer.
+(CSP with `frame-ancestors 'none'`, `X-Frame-Options`, `nosniff`, no referrer) on every answer
+that does not set its own (a standalone SVG sets a stricter, self-contained policy).
 
 A state-changing request (anything but GET/HEAD/OPTIONS) must come from the page itself: no
 `Origin` other than the server's own, no `Sec-Fetch-Site` other than same-origin/none, and
@@ -68,8 +69,10 @@ class Guard:
             receive = _bounded(receive, self.max_body)
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
+            if message["type"] == "http.response.start":  # a route's own policy wins
+                own = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in HEADERS if k not in own]
+                message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
         try:

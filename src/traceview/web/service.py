@@ -4,9 +4,10 @@ Routes over a `Store` (web/store.py) and the open sessions (web/sessions.py): th
 `POST /api/traces` (raw body or multipart, gzip accepted, streamed to a staged file under the
 size limit, checked by web/probe.py in a child process off the event loop, then stored under
 its SHA-256), `GET /api/traces`, `DELETE /api/traces/<id>`, and per trace `/t/<id>/` (the
-viewer of web/app.py, mounted), `/t/<id>/flames` and `/t/<id>/flame/<thread>.svg` (static
-flame graphs), `/t/<id>/report.html` (the offline report, as a download). One web/guard.py
-wraps it all: Host check, cross-origin writes refused, streamed upload limit, CSP.
+viewer of web/app.py, mounted), `/t/<id>/flames` and `/t/<id>/flame/<thread>.svg` (the
+interactive flame graphs of the `svg` exporter), `/t/<id>/report.html` (the offline report, as
+a download). One web/guard.py wraps it all: Host check, cross-origin writes refused, streamed
+upload limit, CSP.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ ANSWER_BYTES = 64 << 20  # encoded answers kept per open trace (counted in the m
 CHUNK = 1 << 20
 LISTED = 200  # uploads GET /api/traces lists
 FLAME_THREADS = 64  # threads shown on /t/<id>/flames (most records first)
+# a flame SVG is a document of its own: its inline script (ours; names inside are escaped)
+# may run, but it may load and send nothing and may not be framed elsewhere
+SVG_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "frame-ancestors 'self'"
+)
 T = TypeVar("T")
 
 
@@ -275,11 +282,12 @@ def create_service(
             out = io.StringIO()
             view = View(s, s.query(threads=[thread]))
             title = f"{s.trace.threads.label(thread)} ({s.trace.source})"
-            exporters.get("flame-svg").export(view, out, exporters.Options(title=title))
+            exporters.get("svg").export(view, out, exporters.Options(title=title))
             return out.getvalue().encode()
 
         data = await cached(entry, f"/flame/{thread}.svg", build)
-        return Response(data, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+        headers = {"Cache-Control": "no-store", "Content-Security-Policy": SVG_CSP}
+        return Response(data, media_type="image/svg+xml", headers=headers)
 
     async def flames(request: Request) -> Response:
         entry = await entry_of(request.path_params["tid"])
