@@ -42,9 +42,12 @@ def ci_code_lines() -> list[str]:
 
 
 def ci_packages() -> set[str]:
-    m = re.search(r"^packages=\((.*?)\)", CI.read_text(), re.M)
+    """The packages `.ci/run` installs: its packages=(...) list and the ones it adds when a
+    command is missing (`missing+=(name)`)."""
+    text = CI.read_text()
+    m = re.search(r"^packages=\((.*?)\)", text, re.M)
     assert m, "no packages=(...) line in .ci/run"
-    return set(m.group(1).split())
+    return set(m.group(1).split()) | set(re.findall(r"missing\+=\((\w[\w.+-]*)\)", text))
 
 
 def test_readme_commands_need_only_python3() -> None:
