@@ -8,7 +8,7 @@ import pytest
 
 from traceview.cli import main
 from traceview.cli.options import CliError
-from traceview.cli.serve import size
+from traceview.cli.options import size_bytes as size
 
 
 @pytest.mark.parametrize(

@@ -30,22 +30,27 @@ class CliError(Exception):
 
 
 def duration_ns(text: str) -> int:
-    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (`analysis.query.duration_ns` as an argparse type)."""
+    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (`analysis.query.duration_ns`); a bad value is
+    a one-line `CliError`."""
     try:
         return parse_duration(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise CliError(str(exc)) from None
 
 
-_SIZE = re.compile(r"^\s*([0-9]{1,15})\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
 
 
 def size_bytes(text: str) -> int:
-    """`4G`, `500M`, `64k`, `1048576` -> bytes (binary multiples)."""
-    m = _SIZE.match(text)
-    if m is None:
-        raise argparse.ArgumentTypeError(f"bad size {text!r}: a number with K, M, G or T")
-    return int(m.group(1)) << (10 * "kmgt".find(m.group(2).lower()) + 10 if m.group(2) else 0)
+    """`4G`, `500M`, `1.5GiB`, `64k`, `1048576` -> bytes (binary multiples, positive); a bad
+    value is a one-line `CliError`."""
+    m = _SIZE.fullmatch(text.strip())
+    value = (
+        int(float(m.group(1)) * (1 << (10 * "_kmgt".index(m.group(2).lower() or "_")))) if m else 0
+    )
+    if value <= 0:
+        raise CliError(f"bad size {text!r}: a positive number with K, M, G or T (e.g. 500M, 2G)")
+    return value
 
 
 def add_trace(parser: argparse.ArgumentParser) -> None:

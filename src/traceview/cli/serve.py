@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sqlite3
 from pathlib import Path
 
@@ -19,20 +18,6 @@ from traceview.cli.view import allowed_hosts, bind, url_for
 from traceview.web.probe import Limits
 from traceview.web.sessions import BUDGET
 from traceview.web.store import default_data_dir
-
-UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?", re.IGNORECASE)
-
-
-def size(text: str) -> int:
-    """Bytes from `500M`, `2G`, `1.5GiB`, `123456` (K/M/G are powers of 1024)."""
-    m = SIZE.fullmatch(text.strip())
-    if m is None:
-        raise options.CliError(f"not a size: {text!r} (expected e.g. 500M or 2G)")
-    value = int(float(m.group(1)) * UNITS[m.group(2).upper()])
-    if value <= 0:
-        raise options.CliError(f"size must be positive: {text!r}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -96,7 +81,7 @@ def main(argv: list[str]) -> int:
         raise options.CliError(f"not a port: {args.port} (0-65535)")
     if not args.analysis_timeout > 0:
         raise options.CliError(f"--analysis-timeout must be positive: {args.analysis_timeout}")
-    max_upload = size(args.max_upload)
+    max_upload = options.size_bytes(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
     try:
         store = SqliteStore(data)
@@ -108,8 +93,10 @@ def main(argv: list[str]) -> int:
     config = Config(
         max_upload=max_upload,
         token=token,
-        memory_budget=size(args.memory) if args.memory else BUDGET,
-        limits=Limits(seconds=args.analysis_timeout, memory=size(args.analysis_memory)),
+        memory_budget=options.size_bytes(args.memory) if args.memory else BUDGET,
+        limits=Limits(
+            seconds=args.analysis_timeout, memory=options.size_bytes(args.analysis_memory)
+        ),
     )
     app = create_service(store, allowed_hosts(args.host, args.allow_host), config)
     try:
