@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from support import hostile
-from support import readers_bytes as rb
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 LIMIT = 2 << 30  # RLIMIT_AS: a case that needs more fails with MemoryError, not the machine
@@ -27,52 +26,9 @@ COMMANDS = {"info": ["info", "--json"], "dump": ["-r"], "stats": ["stats", "--js
 KNOWN: dict[tuple[str, str], str] = {}
 
 
-def _build(folder: Path) -> dict[str, tuple[Path | str, bytes | None]]:
-    cases: dict[str, tuple[Path | str, bytes | None]] = {}
-
-    def put(name: str, data: bytes) -> None:
-        path = folder / f"{name}.trace"
-        path.write_bytes(data)
-        cases[name] = (path, None)
-
-    numbers = hostile.number_cases()
-    for name in ("version-superscript", "thread-huge", "method-2to64", "line-huge"):
-        put(name, numbers[name])
-    put("options-huge", hostile.key_with("", "", option=f"elapsed-time-usec={hostile.HUGE}"))
-    put("declared-5k-x-5k", hostile.many_declared(5000, 5000))
-    put("declared-20k-x-20k", hostile.many_declared(20000, 20000))
-    # 50k, not the 200k of the report: the same per-thread cost in a quarter of the time
-    put("declared-50k-threads", hostile.many_declared(50_000, 4))
-    put("gzip-bomb", hostile.gzip_of_zeros(512 << 20))
-    put("gzip-trace-then-zeros", hostile.gzip_of(hostile.written("v2") + bytes(64 << 20)))
-    for variant in ("v2", "streaming", "regular"):
-        path = folder / f"{variant}-then-2g-zeros.trace"
-        hostile.sparse_after(path, hostile.written(variant), 2 << 30)
-        cases[f"{variant}-then-2g-zeros"] = (path, None)
-    path = hostile.sparse_after(folder / "v2-header-zeros.trace", hostile.v2_header(), 2 << 30)
-    cases["v2-header-then-2g-zeros"] = (path, None)
-    put("v2-header-then-ff", hostile.v2_header() + b"\xff" * (8 << 20))
-    put("text-converted", hostile.text_converted(hostile.written("regular", records=20000)))
-    put("text-converted-v2", hostile.text_converted(hostile.written("v2", records=20000)))
-    put("global-clock", rb.regular([(1, 0, 0, 5), (1, 0, 1, 9)], version=2, clock="global"))
-    put("truncated-header", b"SLOW\x03")
-    put("empty", b"")
-    if hasattr(os, "mkfifo"):
-        fifo = folder / "fifo.trace"
-        os.mkfifo(fifo)
-        cases["fifo-without-writer"] = (fifo, None)
-    cases["directory"] = (folder, None)
-    odd = folder / "new\nline\x1b[2J.trace"
-    odd.write_bytes(b"junk")
-    cases["name-with-newline"] = (odd, None)
-    cases["stdin"] = ("-", hostile.written("streaming"))
-    cases["stdin-zeros"] = ("-", bytes(4 << 20))
-    return cases
-
-
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path | str, bytes | None]]:
-    return _build(tmp_path_factory.mktemp("hostile"))
+    return hostile.hostile_files(tmp_path_factory.mktemp("hostile"))
 
 
 CASE_NAMES = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -113,3 +114,47 @@ def text_converted(data: bytes, *, crlf: bool = False) -> bytes:
     (`EF BF BD`), and optionally every LF becomes CR LF."""
     out = data.decode("utf-8", errors="replace").encode("utf-8")
     return out.replace(b"\n", b"\r\n") if crlf else out
+
+
+def hostile_files(folder: Path) -> dict[str, tuple[Path | str, bytes | None]]:
+    """Every hostile input of issue 8 made in `folder`: name -> (path or "-", stdin bytes)."""
+    cases: dict[str, tuple[Path | str, bytes | None]] = {}
+
+    def put(name: str, data: bytes) -> None:
+        path = folder / f"{name}.trace"
+        path.write_bytes(data)
+        cases[name] = (path, None)
+
+    numbers = number_cases()
+    for name in ("version-superscript", "thread-huge", "method-2to64", "line-huge"):
+        put(name, numbers[name])
+    put("options-huge", key_with("", "", option=f"elapsed-time-usec={HUGE}"))
+    put("declared-5k-x-5k", many_declared(5000, 5000))
+    put("declared-20k-x-20k", many_declared(20000, 20000))
+    # 50k, not the 200k of the report: the same per-thread cost in a quarter of the time
+    put("declared-50k-threads", many_declared(50_000, 4))
+    put("gzip-bomb", gzip_of_zeros(512 << 20))
+    put("gzip-trace-then-zeros", gzip_of(written("v2") + bytes(64 << 20)))
+    for variant in ("v2", "streaming", "regular"):
+        path = folder / f"{variant}-then-2g-zeros.trace"
+        sparse_after(path, written(variant), 2 << 30)
+        cases[f"{variant}-then-2g-zeros"] = (path, None)
+    path = sparse_after(folder / "v2-header-zeros.trace", v2_header(), 2 << 30)
+    cases["v2-header-then-2g-zeros"] = (path, None)
+    put("v2-header-then-ff", v2_header() + b"\xff" * (8 << 20))
+    put("text-converted", text_converted(written("regular", records=20000)))
+    put("text-converted-v2", text_converted(written("v2", records=20000)))
+    put("global-clock", rb.regular([(1, 0, 0, 5), (1, 0, 1, 9)], version=2, clock="global"))
+    put("truncated-header", b"SLOW\x03")
+    put("empty", b"")
+    if hasattr(os, "mkfifo"):
+        fifo = folder / "fifo.trace"
+        os.mkfifo(fifo)
+        cases["fifo-without-writer"] = (fifo, None)
+    cases["directory"] = (folder, None)
+    odd = folder / "new\nline\x1b[2J.trace"
+    odd.write_bytes(b"junk")
+    cases["name-with-newline"] = (odd, None)
+    cases["stdin"] = ("-", written("streaming"))
+    cases["stdin-zeros"] = ("-", bytes(4 << 20))
+    return cases
