@@ -81,3 +81,37 @@ def _outermost(subtree_end: npt.NDArray[np.integer], hit: npt.NDArray[np.bool_])
     inside = np.zeros(n, dtype=bool)
     inside[1:] = reach[:-1] > np.arange(1, n)
     return np.flatnonzero(hit & ~inside).astype(np.int64)
+
+
+def culprits(calls: CallTable, rows: I64, excl: I64) -> tuple[I64, I64]:
+    """For each call in `rows`, why it was slow: the method with the most exclusive time
+    (`excl`) summed over the call's subtree (itself included; lowest method row on ties), and
+    that method's heaviest call there (the first in pre-order on ties). Returns (call rows of
+    those heaviest calls, the methods' summed self ns)."""
+    out = np.empty(len(rows), dtype=np.int64)
+    own = np.empty(len(rows), dtype=np.int64)
+    for i, r in enumerate(rows.tolist()):  # one vectorised pass per frame call, not per record
+        end = int(calls.subtree_end[r])
+        method, self_ns = calls.method[r:end], excl[r:end]
+        _, inverse = np.unique(method, return_inverse=True)
+        sums = np.bincount(inverse, weights=self_ns)
+        top = int(np.argmax(sums))
+        own[i] = int(self_ns[inverse == top].sum())  # exact int sum (bincount is float)
+        out[i] = r + int(np.argmax(np.where(inverse == top, self_ns, -1)))
+    return out, own
+
+
+def paths(calls: CallTable, tops: I64, leaves: I64) -> list[list[int]]:
+    """Call rows from each `tops[i]` (excluded) down to `leaves[i]` (included), a descendant
+    or the call itself (then the path is empty); one parent step per level for all at once."""
+    steps: list[I64] = []
+    cur = leaves.copy()
+    live = cur != tops
+    while live.any():
+        steps.append(np.where(live, cur, -1))
+        cur = np.where(live, calls.parent[np.maximum(cur, 0)], cur)
+        live = cur != tops
+    if not steps:
+        return [[] for _ in range(len(tops))]
+    table = np.stack(steps[::-1], axis=1)  # column 0 = the outermost step
+    return [[int(x) for x in row if x >= 0] for row in table.tolist()]

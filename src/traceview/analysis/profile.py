@@ -103,10 +103,12 @@ class Profile:
         return int(self.thread_total[clock].sum())
 
     def off_cpu(self) -> I64 | None:
-        """Inclusive wall - inclusive cpu per method (time blocked), None without both."""
+        """Inclusive wall - inclusive cpu per method (time blocked), never negative (the two
+        clocks tick at different granularities, so CPU can exceed wall by a tick), None
+        without both."""
         if "cpu" not in self.clocks or "wall" not in self.clocks:
             return None
-        return self.incl["wall"] - self.incl["cpu"]
+        return np.maximum(self.incl["wall"] - self.incl["cpu"], 0)
 
     def used(self, clock: str | None = None) -> npt.NDArray[np.intp]:
         """Method rows with at least one call, ordered by decreasing inclusive time on `clock`

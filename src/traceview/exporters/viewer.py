@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.budget import culprits, paths
 from traceview.analysis.flame import KINDS
 from traceview.analysis.profile import Profile, Relatives
 from traceview.analysis.query import Query
@@ -135,8 +136,8 @@ def call_answer(s: Session, row: int) -> Json:
         times[f"incl_{clock}_us"] = us1(incl)
         times[f"excl_{clock}_us"] = us1(own)
     off = None
-    if len(s.clocks) == 2:
-        off = round(times["incl_wall_us"] - times["incl_cpu_us"], 3)
+    if len(s.clocks) == 2:  # never negative: CPU can exceed wall by a clock tick
+        off = max(0.0, round(times["incl_wall_us"] - times["incl_cpu_us"], 3))
     clock = s.timeline_clock
     return {
         "row": row,
@@ -166,7 +167,7 @@ def profile_answer(s: Session, q: Query) -> Json:
         have = clock in p.clocks
         cols[f"incl_{clock}_us"] = us(p.incl[clock][rows]) if have else None
         cols[f"excl_{clock}_us"] = us(p.excl[clock][rows]) if have else None
-    off = p.off_cpu()
+    off = p.off_cpu()  # never negative (analysis/profile.py)
     cols["off_cpu_us"] = us(off[rows]) if off is not None else None
     cols["calls"] = ints(p.calls[rows])
     cols["recursive_calls"] = ints(p.recursive_calls[rows])
@@ -245,11 +246,15 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
     calls = s.calls
     if not len(s.trace.threads):
         empty: Json = {"call": [], "method": [], "start_us": [], "end_us": []}
-        empty |= {"wall_us": [], "cpu_us": []}
+        empty |= {"wall_us": [], "cpu_us": [], "path": [], "self_us": []}
         return {"budget_us": round(budget_ms * 1000, 3), "thread": None, "kind": "toplevel",
                 "clock": clock, "frames": 0, "calls": empty, "truncated": False}  # fmt: skip
     fc = s.frames(round(budget_ms * 1e6), thread)
     rows = fc.rows[:MAX_FRAMES]
+    excl = s.excl(fc.clock)
+    assert excl is not None
+    leaf, own = culprits(calls, rows, excl)
+    path = paths(calls, rows, leaf)
     cols: Json = {
         "call": ints(rows),
         "method": ints(calls.method[rows]),
@@ -259,6 +264,9 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
     for c in ("wall", "cpu"):
         have = c in s.clocks
         cols[f"{c}_us"] = us(calls.end(c, rows) - calls.start(c, rows)) if have else None
+    # why each frame was slow: the calls down to the one with the most self time (on `clock`)
+    cols["path"] = [ints(calls.method[np.array(p, dtype=np.int64)]) for p in path]
+    cols["self_us"] = us(own)
     return {
         "budget_us": round(budget_ms * 1000, 3),
         "thread": thread,
