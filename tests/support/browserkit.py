@@ -183,6 +183,34 @@ def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     return rows
 
 
+def report_answers(page: str) -> dict[str, Any]:
+    """The answers a report page holds (its gzip+base64 `traceview-data` block), with the
+    timeline tiles restored as the UI restores them (docs/web-api.md "Report packaging")."""
+    import base64
+    import gzip
+    import json
+    import re
+
+    m = re.search(
+        r'<script type="application/gzip" id="traceview-data" data-encoding="gzip\+base64">'
+        r"([A-Za-z0-9+/=]*)</script>",
+        page,
+    )
+    assert m is not None, "no traceview-data block"
+    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    for key, tile in data.items():
+        if key.startswith("/api/timeline") and tile.pop("packed", False):
+            r = tile["rects"]
+            call = start = 0
+            for i in range(len(r["call"])):
+                call += r["call"][i]
+                start += r["start"][i]
+                r["call"][i] = call
+                r["end"][i] = (start + r["end"][i]) / 1000
+                r["start"][i] = start / 1000
+    return data
+
+
 def make_report(trace_path: Path, out: Path, budget_mb: float = 2) -> Path:
     """Write the self-contained HTML report of `trace_path` with `traceview report` (a small
     tile budget keeps the tests quick)."""

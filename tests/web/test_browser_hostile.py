@@ -16,6 +16,7 @@ from support.browserkit import (
     fetch_json,
     make_report,
     open_page,
+    report_answers,
     serving,
     shot,
     table_names,
@@ -112,9 +113,7 @@ def test_report_escapes_names(browser: Any, evil: Path, tmp_path: Path) -> None:
     assert "<script>window['__pwned']" not in html
     errors: list[str] = []
     page = open_page(browser, report.as_uri(), errors)
-    labels = page.evaluate(
-        "JSON.parse(document.getElementById('traceview-data').textContent)['/api/methods'].label"
-    )
+    labels = report_answers(html)["/api/methods"]["label"]
     check_page(page, labels, "hostile-report")
     page.close()
     assert not errors, errors

@@ -1,7 +1,7 @@
 // Data API client: answers inlined in a report (<script id="traceview-data">) first, then HTTP.
 // Keys follow docs/web-api.md: path + "?" + name=value pairs sorted by name, values unencoded.
 
-let inlined; // undefined = not looked yet, null = live server, object = report answers
+let inlined; // undefined = not looked yet, null = live server, Promise of the report's answers
 const cache = new Map();
 const CACHE_MAX = 4000;
 let defaultClock = null;
@@ -24,9 +24,39 @@ export class NotPrecomputed extends Error {
 function report() {
   if (inlined === undefined) {
     const el = document.getElementById("traceview-data");
-    inlined = el ? JSON.parse(el.textContent || "{}") : null;
+    inlined = el ? readInlined(el) : null;
   }
   return inlined;
+}
+
+/** The report's answers: JSON, gzipped and base64-encoded when `data-encoding="gzip+base64"`
+ * (docs/web-api.md "Report packaging"), unpacked by the browser's DecompressionStream. */
+async function readInlined(el) {
+  const text = (el.textContent || "").trim();
+  if (el.dataset.encoding !== "gzip+base64") return JSON.parse(text || "{}");
+  const bin = atob(text);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const data = JSON.parse(await new Response(stream).text());
+  for (const [key, tile] of Object.entries(data)) if (key.startsWith("/api/timeline") && tile.packed) unpackTile(tile);
+  return data;
+}
+
+/** Undo a report tile's delta coding (exporters/report.py `_packed`): call and start ns as
+ * running sums, end = start + length, times back to µs. */
+function unpackTile(tile) {
+  const r = tile.rects;
+  let call = 0;
+  let start = 0;
+  for (let i = 0; i < r.call.length; i++) {
+    call += r.call[i];
+    start += r.start[i];
+    r.call[i] = call;
+    r.end[i] = (start + r.end[i]) / 1000;
+    r.start[i] = start / 1000;
+  }
+  delete tile.packed;
 }
 
 /** True when the page is a self-contained report (no server behind it). */
@@ -55,8 +85,8 @@ export function keyOf(path, params) {
   return path + "?" + names.map((k) => k + "=" + p[k]).join("&");
 }
 
-function fromReport(path, params) {
-  const data = report();
+async function fromReport(path, params) {
+  const data = await report();
   const key = keyOf(path, params);
   if (Object.prototype.hasOwnProperty.call(data, key)) return data[key];
   if (params && params.clock !== undefined && params.clock === defaultClock) {
@@ -109,9 +139,7 @@ export function get(path, params) {
   const key = keyOf(path, params);
   let hit = cache.get(key);
   if (hit) return hit;
-  hit = report() !== null
-    ? Promise.resolve().then(() => fromReport(path, params))
-    : fromServer(path, params);
+  hit = report() !== null ? fromReport(path, params) : fromServer(path, params);
   hit.catch(() => cache.delete(key));
   cache.set(key, hit);
   if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value);
