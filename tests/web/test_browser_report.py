@@ -15,6 +15,7 @@ from support.browserkit import (
     engine_ranking,
     make_report,
     open_page,
+    report_answers,
     shot,
     table_names,
 )
@@ -47,9 +48,8 @@ def page(browser: Any, report: tuple[Path, Path]) -> Iterator[Any]:  # noqa: F81
 
 
 def inlined(page: Any, key: str) -> Any:
-    return page.evaluate(
-        "(k) => JSON.parse(document.getElementById('traceview-data').textContent)[k]", key
-    )
+    html = Path(page.url.removeprefix("file://")).read_text(encoding="utf-8")
+    return report_answers(html)[key]
 
 
 def test_report_views_work_offline(page: Any, report: tuple[Path, Path]) -> None:
@@ -81,19 +81,46 @@ def test_report_views_work_offline(page: Any, report: tuple[Path, Path]) -> None
         ]
 
 
-def test_report_notes_what_is_not_precomputed(page: Any) -> None:
+def test_report_shows_no_dead_controls(page: Any) -> None:
+    """Every control a report shows works offline: the ones that need the engine (range,
+    thread choice, my code, budget, another trace) are not shown, and a drag pans."""
+    for sel in (
+        "#mycode",
+        "#tl-range",
+        "#tl-main",
+        "#open-btn",
+        "#timeline .tl-label input",
+        "#timeline .tl-only",
+        "#tab-frames .budget",
+        "#tab-flame .thread-pick",
+    ):
+        for i in range(page.locator(sel).count()):
+            assert not page.locator(sel).nth(i).is_visible(), sel
+    before = page.evaluate("traceview.views.timeline.view.slice()")
     canvas = page.locator("#timeline .tl-canvas").bounding_box()
     y = canvas["y"] + 10
-    page.keyboard.down("Shift")
-    page.mouse.move(canvas["x"] + 100, y)
+    page.mouse.move(canvas["x"] + 300, y)
     page.mouse.down()
-    page.mouse.move(canvas["x"] + 300, y, steps=4)
+    page.mouse.move(canvas["x"] + 100, y, steps=4)
     page.mouse.up()
-    page.keyboard.up("Shift")
-    banner = page.locator("#tab-profile .pt-banner")
-    banner.wait_for(state="visible")
-    assert "static report" in (banner.text_content() or "")
-    shot(page, "report-note")
+    page.keyboard.press("?")  # "?": the help overlay, listing the report's own keys
+    assert page.locator("#help").is_visible()
+    assert page.locator("#help .live-only").first.is_hidden()
+    shot(page, "report-help")
+    page.keyboard.press("Escape")
+    after = page.evaluate("traceview.views.timeline.view.slice()")
+    assert after[0] > before[0]  # dragged left: the view moved right, no range was made
+    assert page.locator("#range").is_hidden()
+    assert page.locator("#tab-profile .pt-banner").is_hidden()
+
+
+def test_report_is_at_most_twice_the_trace(report: tuple[Path, Path]) -> None:
+    """The payload is gzipped (DecompressionStream unpacks it): a generated 20k-record trace's
+    report is at most 2x the trace plus the fixed UI (the JS and CSS, base64)."""
+    from traceview.exporters.report import static_dir
+
+    ui = sum(p.stat().st_size for p in static_dir().iterdir()) * 4 // 3
+    assert report[1].stat().st_size <= 2 * report[0].stat().st_size + ui
 
 
 def test_report_refuses_dropped_files(page: Any) -> None:

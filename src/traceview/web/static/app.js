@@ -79,7 +79,9 @@ function renderThreadsChip() {
   const n = state.trace.threads.length;
   chip.hidden = !state.threads;
   if (state.threads) {
-    setChildren(chip, state.threads.size + " of " + n + " threads", el("button", { class: "chip-btn", title: "Select all threads", onclick: () => setThreads(null) }, "×"));
+    const one = state.threads.size === 1 ? state.trace.threads[[...state.threads][0]] : null;
+    const what = one ? "Only " + one.label : state.threads.size + " of " + n + " threads";
+    setChildren(chip, what + " (percentages of " + (one ? "this thread" : "these") + ")", el("button", { class: "chip-btn", id: "threads-all", title: "All threads again", onclick: () => setThreads(null) }, "all threads"));
   }
 }
 
@@ -153,7 +155,9 @@ function wireTop() {
   });
   document.addEventListener("keydown", (e) => {
     const typing = e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName);
-    if (e.key === "Escape" && !typing) select(-1);
+    if (e.key === "Escape" && !help.hidden) help.hidden = true;
+    else if (e.key === "Escape" && !typing) select(-1);
+    if (e.key === "?" && !typing) help.hidden = !help.hidden;
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
       e.preventDefault();
       find.focus();
@@ -165,6 +169,13 @@ function wireTop() {
   $("tl-sort").addEventListener("change", (e) => views.timeline.setSort(e.target.value));
   $("tl-reset").addEventListener("click", () => views.timeline.resetView());
   $("tl-range").addEventListener("click", () => setRange(views.timeline.view.slice()));
+  $("tl-main").addEventListener("click", () => {
+    const main = state.trace.threads.find((t) => t.main);
+    if (main) setThreads(new Set([main.row]));
+  });
+  const help = $("help");
+  $("help-btn").addEventListener("click", () => (help.hidden = !help.hidden));
+  help.addEventListener("click", () => (help.hidden = true));
   wireSplitter();
 }
 
@@ -207,18 +218,27 @@ function buildViews() {
     }
     renderRange();
     renderThreadsChip();
+    renderSelection();
   });
   on("filter", () => {
     renderRange();
     renderThreadsChip();
+    renderSelection();
   });
-  on("search", () => {
-    const n = state.matches ? state.matches.reduce((a, b) => a + b, 0) : null;
-    $("find-count").textContent = n === null ? "" : n + " match" + (n === 1 ? "" : "es");
+  on("found", (n) => {
+    $("find-count").textContent = n === null ? "" : n + " method" + (n === 1 ? "" : "s");
+    $("find-count").title = n === null ? "" : "Methods of the profile table whose name contains the find text";
   });
-  on("select", (m) => {
-    const box = $("selection");
-    if (m < 0) return setChildren(box);
+  on("select", () => renderSelection());
+  on("profile", () => renderSelection()); // new numbers for the selection after a range, clock, threads or trace change
+}
+
+/** The selection bar: the selected method's line of the current profile (never older). */
+function renderSelection() {
+  const box = $("selection");
+  const m = state.selected;
+  {
+    if (m < 0 || !state.methods || m >= state.methods.label.length) return setChildren(box);
     const name = String(state.methods.label[m]);
     box.title = name;
     // the selected method's line of the current profile, when it has one
@@ -228,10 +248,11 @@ function buildViews() {
     if (i >= 0) {
       const M = data.methods;
       const incl = state.clock === "cpu" ? M.incl_cpu_us : M.incl_wall_us;
-      stats = (incl ? fmtDuration(incl[i]) + " incl " + (state.clock === "cpu" ? "CPU" : "real") + " · " : "") + (M.calls[i] + M.recursive_calls[i]) + " calls";
-    }
+      const n = M.calls[i] + M.recursive_calls[i];
+      stats = (incl ? fmtDuration(incl[i]) + " incl " + (state.clock === "cpu" ? "CPU" : "real") + " · " : "") + n + (n === 1 ? " call" : " calls");
+    } else if (data) stats = "no time in this selection";
     setChildren(box, el("span", { class: "sel-name" }, name), stats ? el("span", { class: "sel-stats" }, stats) : null);
-  });
+  }
 }
 
 async function main() {

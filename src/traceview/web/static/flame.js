@@ -27,7 +27,7 @@ export class FlameGraph {
     const bar = el(
       "div",
       { class: "subbar" },
-      el("label", null, "Threads ", this.pick),
+      el("label", { class: "live-only" }, "Threads ", this.pick),
       el("button", { onclick: () => this.setZoom(null), title: "Show the whole tree" }, "Reset zoom"),
       this.info,
       el("span", { class: "muted hint" }, "click: select method · double-click: zoom"),

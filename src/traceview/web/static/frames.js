@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, note, setChildren } from "./dom.js";
 import { fmtDuration, fmtMs } from "./format.js";
-import { emit, label, methodColor, on, select, state } from "./state.js";
+import { emit, label, methodColor, on, select, shortName, state } from "./state.js";
 
 export class FrameBudget {
   constructor(root, zoomTo) {
@@ -26,7 +26,7 @@ export class FrameBudget {
     this.list = el("div", { class: "fr-list" });
     setChildren(
       root,
-      el("div", { class: "subbar" }, el("label", null, "Budget ", this.input, " ms"), this.sortBtn, this.info),
+      el("div", { class: "subbar" }, el("label", { class: "live-only" }, "Budget ", this.input, " ms"), this.sortBtn, this.info),
       this.list,
     );
     on("trace", () => this.load());
@@ -71,7 +71,7 @@ export class FrameBudget {
     const len = c.wall_us || c.cpu_us || c.end_us.map((e, i) => e - c.start_us[i]);
     if (!this.byTime) idx.sort((a, b) => len[b] - len[a] || a - b);
     const base = state.trace.time.start_us;
-    const head = el("div", { class: "fr-row head" }, el("div", { class: "num" }, "Start"), el("div", { class: "num" }, "Wall ms"), el("div", { class: "num" }, "CPU ms"), el("div", { class: "num" }, "Over budget"), el("div", null, "Method"));
+    const head = el("div", { class: "fr-row head" }, el("div", { class: "num" }, "Start"), el("div", { class: "num" }, "Wall ms"), el("div", { class: "num" }, "CPU ms"), el("div", { class: "num" }, "Over budget"), el("div", null, "Method"), el("div", { title: "The calls down to the method with the most self time inside the frame, and that time" }, "Why: heaviest self time (" + (d.clock === "cpu" ? "thread CPU" : "wall") + ")"));
     const rows = idx.map((i) =>
       el(
         "div",
@@ -87,9 +87,27 @@ export class FrameBudget {
         el("div", { class: "num" }, c.wall_us ? fmtMs(c.wall_us[i]) : "–"),
         el("div", { class: "num" }, c.cpu_us ? fmtMs(c.cpu_us[i]) : "–"),
         el("div", { class: "num over" }, "+" + fmtDuration(len[i] - d.budget_us)),
-        el("div", { class: "pt-name" }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), label(c.method[i])),
+        el("div", { class: "pt-name", title: label(c.method[i]) }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), el("span", { class: "lbl" }, label(c.method[i]))),
+        this.why(c, i),
       ),
     );
     setChildren(this.list, head, rows.length ? rows : note("No main-thread call exceeds the budget."));
+  }
+
+  /** "A.b › C.d › E.f  12.3 ms self": the path to the heaviest self time (full path on hover). */
+  why(c, i) {
+    const path = c.path ? c.path[i] : null;
+    if (!path) return el("div");
+    const last = path.length ? path[path.length - 1] : c.method[i];
+    const shown = path.slice(-3).map(shortName);
+    const text = (path.length > 3 ? "… › " : "") + shown.join(" › ");
+    const full = [c.method[i], ...path].map(label).join("\n  › ");
+    return el(
+      "div",
+      { class: "pt-name", title: full + "\n" + fmtDuration(c.self_us[i]) + " self in " + label(last) },
+      el("span", { class: "swatch", style: "background:" + methodColor(last) }),
+      el("span", { class: "lbl" }, text || shortName(last)),
+      el("span", { class: "why-self" }, fmtDuration(c.self_us[i]) + " self"),
+    );
   }
 }

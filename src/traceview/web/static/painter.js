@@ -31,18 +31,24 @@ export function drawTile(tl, ctx, tile, row, y, c, W) {
   const m = tile.merged;
   ctx.fillStyle = c.merged;
   for (let i = 0; i < m.start.length; i++) {
-    if (m.depth[i] >= row.depth) continue;
+    const md = m.depth[i] - row.skip;
+    if (md < 0 || md >= row.depth) continue;
     const x0 = (m.start[i] - v0) * scale;
     const x1 = (m.end[i] - v0) * scale;
     if (x1 < 0 || x0 > W) continue;
-    ctx.fillRect(x0, y + PAD + m.depth[i] * STRIP + 2, Math.max(x1 - x0, 1), STRIP - 5);
+    ctx.fillRect(x0, y + PAD + md * STRIP + 2, Math.max(x1 - x0, 1), STRIP - 5);
   }
   const r = tile.rects;
   const searching = state.matches !== null;
   const charW = c.charW;
+  const hidden = []; // calls below a compact row's last level that are selected or found
   for (let i = 0; i < r.start.length; i++) {
-    const d = r.depth[i];
-    if (d >= row.depth) continue;
+    const d = r.depth[i] - row.skip; // the row's first level is below its folded stem
+    if (d < 0) continue;
+    if (d >= row.depth) {
+      if (r.method[i] === state.selected || (searching && isMatch(r.method[i]))) hidden.push(i);
+      continue;
+    }
     let x0 = (r.start[i] - v0) * scale;
     let x1 = (r.end[i] - v0) * scale;
     if (x1 < 0 || x0 > W) continue;
@@ -73,6 +79,15 @@ export function drawTile(tl, ctx, tile, row, y, c, W) {
         ctx.fillText(text, Math.max(x0, 0) + 3, yy + STRIP / 2);
       }
     }
+  }
+  // marks on the last shown level: the hidden levels still say where the hits are
+  const yy = y + PAD + row.depth * STRIP - 4;
+  for (const i of hidden) {
+    const x0 = (r.start[i] - v0) * scale;
+    const x1 = (r.end[i] - v0) * scale;
+    if (x1 < 0 || x0 > W) continue;
+    ctx.fillStyle = r.method[i] === state.selected ? c.sel : c.found;
+    ctx.fillRect(x0, yy, Math.max(x1 - x0, 2), 3);
   }
 }
 
@@ -127,8 +142,8 @@ export function drawAxis(tl, c) {
     ctx.fillStyle = c.rangeFill;
     ctx.fillRect(tl.x(r[0]), 0, tl.x(r[1]) - tl.x(r[0]), AXIS_H);
   }
-  const clock = state.trace.timeline_clock === "cpu" ? "thread CPU" : "wall";
-  tl.corner.textContent = fmtDuration(tl.view[1] - tl.view[0]) + " · " + clock;
+  tl.corner.textContent = fmtDuration(tl.view[1] - tl.view[0]) + " · " + axisName(state.trace);
+  tl.corner.title = axisNote(state.trace);
 }
 
 /** A short note when tiles of this zoom are not available (a report holds only some). */
@@ -142,4 +157,17 @@ export function drawMissing(tl, ctx, W, note, c) {
   ctx.globalAlpha = 1;
   ctx.fillStyle = c.text;
   ctx.fillText(text, W - w, 13);
+}
+
+/** What the time axis measures, in a few words. */
+export function axisName(trace) {
+  if (trace.timeline_clock !== "cpu") return "wall";
+  return trace.clocks.includes("wall") ? "thread CPU" : "thread CPU, per thread";
+}
+
+/** The axis explained (the corner's tooltip and the CPU-only banner). */
+export function axisNote(trace) {
+  if (trace.timeline_clock !== "cpu") return "Wall-clock time since the trace started";
+  if (trace.clocks.includes("wall")) return "Thread CPU time";
+  return "This trace records thread CPU time only (clock=thread-cpu): each row is on its own thread's CPU clock, so rows are not aligned in real time; gaps where a thread was off the CPU do not show.";
 }

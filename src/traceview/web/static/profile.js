@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, marked, setChildren, visibleBand } from "./dom.js";
 import { fmtCount, fmtMs, fmtPct } from "./format.js";
-import { isMatch, label, methodColor, on, queryParams, select, state } from "./state.js";
+import { emit, isMatch, label, methodColor, on, queryParams, select, state } from "./state.js";
 
 const ROW_H = 20;
 const GROUPS = [
@@ -26,7 +26,7 @@ const COLUMNS = [
   ["excl_wall_pct", "Excl Real %", "62px", "wall", "excl_wall_us"],
   ["excl_wall", "Excl Real ms", "86px", "wall", "excl_wall_us"],
   ["off_cpu", "Off-CPU ms", "86px", "both", "off_cpu_us"],
-  ["calls", "Calls+Rec, Calls/Total", "96px", null, "calls"],
+  ["calls", "Calls+Rec, Calls/Total", "136px", null, "calls"],
   ["cpu_per_call", "CPU/Call ms", "86px", "cpu", "cpu_per_call_us"],
   ["wall_per_call", "Real/Call ms", "86px", "wall", "wall_per_call_us"],
 ];
@@ -68,6 +68,9 @@ export class ProfileTable {
     if (fresh) {
       this.expanded.clear();
       this.sortKey = null;
+      this.data = null; // another trace: nothing of the old table (rows, scroll) stays
+      this.scroll.scrollTop = 0;
+      this.rebuild();
     }
     const gen = ++this.gen;
     this.banner.hidden = true;
@@ -81,6 +84,7 @@ export class ProfileTable {
         for (const m of this.expanded.keys()) this.fetchRelations(m);
         // a sampled trace's "estimates" banner is shown once, at the top of the page
         this.rebuild();
+        emit("profile");
       },
       (err) => {
         if (gen !== this.gen) return;
@@ -89,6 +93,7 @@ export class ProfileTable {
         this.banner.hidden = false;
         this.banner.textContent = api.failureNote(err);
         this.rebuild();
+        emit("profile");
       },
     );
   }
@@ -163,6 +168,9 @@ export class ProfileTable {
       }
       if (this.data.truncated) items.push({ type: "note", text: "(list cut by the server: methods with the least time are not shown)" });
     }
+    // the find count is of the table's rows (methods with time in this selection)
+    this.found = this.data && state.search ? items.filter((it) => it.type === "method").length : null;
+    emit("found", this.found);
     this.items = items;
     this.inner.style.height = Math.max(items.length * ROW_H, 48) + "px";
     this.render();
@@ -228,7 +236,7 @@ export class ProfileTable {
         el("span", { class: "twisty", onclick: (e) => (e.stopPropagation(), this.toggle(m)) }, open ? "▾" : "▸"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
-        ...marked(label(m), state.search),
+        el("span", { class: "lbl" }, marked(label(m), state.search)),
       );
       cells.push(name);
       const total = this.data.total;
@@ -254,7 +262,7 @@ export class ProfileTable {
         { class: "pt-name rel", title: label(r.method) },
         el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
         el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
-        ...marked(label(r.method), state.search),
+        el("span", { class: "lbl" }, marked(label(r.method), state.search)),
       );
     }
     cells.push(name);

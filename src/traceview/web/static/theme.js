@@ -28,6 +28,7 @@ export function colors() {
     rangeFill: v("--range-fill"),
     frame: v("--frame"),
     frameBg: v("--frame-bg"),
+    found: v("--mark-strong") || "#e8a400",
     font,
     charW: probe.measureText(sample).width / sample.length,
   };

@@ -12,7 +12,7 @@ import { levelFor, TileCache, tilesFor } from "./tiles.js";
 const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
 const MAX_DEPTH = 200;
-const COLLAPSED_DEPTH = 4; // levels shown by a collapsed thread row
+const COLLAPSED_DEPTH = 2; // levels shown by a compact thread row: 40 px, so 25 rows fit on 1000 px
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
@@ -25,7 +25,8 @@ export class Timeline {
       this.invalidate();
     });
     this.depths = new Map(); // thread row -> depth levels seen at level 0
-    this.collapsed = new Set(); // thread rows shown with only their outer levels
+    this.stems = new Map(); // thread row -> outer levels holding one call each (ZygoteInit.main …)
+    this.expanded = new Map(); // thread row -> true (every level) / false (compact), set by hand
     this.rows = [];
     this.view = [0, 1];
     this.sort = "busy";
@@ -37,7 +38,8 @@ export class Timeline {
     on("trace", () => this.reset());
     for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
     on("filter", () => {
-      if (this.clock !== state.clock) this.layout(); // busy times and order follow the clock
+      // busy times and order follow the clock; selected threads open
+      if (this.clock !== state.clock || state.threads) this.layout();
       this.syncChecks();
       this.invalidate();
     });
@@ -45,7 +47,7 @@ export class Timeline {
 
   build() {
     this.root.classList.add("timeline");
-    this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to reset" });
+    this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to show the whole trace" });
     this.canvas = el("canvas", { class: "tl-canvas", tabindex: "0" });
     this.spacer = el("div", { class: "tl-spacer" });
     this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
@@ -69,7 +71,10 @@ export class Timeline {
   reset() {
     this.tiles.clear();
     this.depths.clear();
-    this.collapsed.clear();
+    this.stems.clear();
+    this.expanded.clear();
+    this.scroll.scrollTop = 0;
+    this.hideTip();
     this.resetView();
     this.layout();
   }
@@ -108,6 +113,7 @@ export class Timeline {
   }
 
   setView(v0, v1) {
+    this.hideTip(); // the strip under the pointer moves: a kept tooltip would describe another
     const [s, e] = this.span();
     const total = e - s;
     let w = Math.max(v1 - v0, Math.min(0.5, total));
@@ -128,10 +134,14 @@ export class Timeline {
     else if (this.sort === "busy") threads.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
     let y = 0;
     this.rows = threads.map((t) => {
-      const full = Math.min(this.depths.get(t.row) || 1, MAX_DEPTH);
-      const depth = this.collapsed.has(t.row) ? Math.min(full, COLLAPSED_DEPTH) : full;
+      // a row starts below its stem (keeping the stem's last frame) unless opened by hand,
+      // so the first levels shown are where the thread's time splits
+      const stem = this.stems.get(t.row) || 0;
+      const skip = stem > 2 && this.expanded.get(t.row) !== true ? stem - 1 : 0;
+      const full = Math.max(1, Math.min(this.depths.get(t.row) || 1, MAX_DEPTH) - skip);
+      const depth = this.isOpen(t) ? full : Math.min(full, COLLAPSED_DEPTH);
       const h = PAD + depth * STRIP + HL + 2;
-      const row = { thread: t.row, y, h, depth, full };
+      const row = { thread: t.row, y, h, depth, full, skip, compact: depth < full };
       y += h;
       return row;
     });
@@ -151,27 +161,47 @@ export class Timeline {
       onchange: (e) => this.toggleThread(t.row, e.target.checked),
     });
     box.dataset.thread = String(t.row);
+    let full = (t.name ?? t.label) + " (tid " + t.id + ")" + (t.main ? " · main thread" : "");
+    if (row.skip) full += "\n" + row.skip + " outer levels with one call each are folded; ▸/▾ shows every level";
+    const only = el("button", { class: "tl-only live-only", title: "Only this thread: aggregate the profile, trees and charts over it alone", onclick: () => setThreads(new Set([t.row])) }, "only");
+    only.dataset.thread = String(t.row);
     return el(
       "div",
-      { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: String(t.label) },
+      { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: full },
       box,
       el(
         "span",
         {
           class: "tl-twisty",
-          title: row.full > COLLAPSED_DEPTH ? "Show all call levels / only the outer ones" : "",
-          onclick: () => this.toggleCollapsed(t.row),
+          title: row.full > COLLAPSED_DEPTH ? "Show every call level / only the outer ones" : "",
+          onclick: () => this.toggleOpen(t),
         },
-        row.full > COLLAPSED_DEPTH ? (this.collapsed.has(t.row) ? "▸" : "▾") : "",
+        row.full > COLLAPSED_DEPTH || row.skip ? (row.compact || row.skip ? "▸" : "▾") : "",
       ),
       el("span", { class: "tl-name" }, String(t.label)),
+      only,
       el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
     );
   }
 
-  toggleCollapsed(row) {
-    if (this.collapsed.has(row)) this.collapsed.delete(row);
-    else this.collapsed.add(row);
+  /** A row shows every level when expanded, or by default for the main thread, the flame
+   * chart's thread and threads picked with "only"/checkboxes (where the time goes). */
+  isOpen(t) {
+    if (this.expanded.has(t.row)) return this.expanded.get(t.row) !== false;
+    if (this.single !== null) return true;
+    if (state.threads && state.threads.size <= 3) return state.threads.has(t.row);
+    return Boolean(t.main);
+  }
+
+  /** The twisty: compact -> open (stem still folded) -> every level -> compact. */
+  toggleOpen(t) {
+    const stem = (this.stems.get(t.row) || 0) > 2;
+    const now = this.expanded.get(t.row);
+    let next;
+    if (now === true) next = false;
+    else if (this.isOpen(t)) next = stem ? true : false;
+    else next = stem ? "open" : true;
+    this.expanded.set(t.row, next);
     this.layout();
   }
 
@@ -195,10 +225,10 @@ export class Timeline {
     let d = 0;
     for (const v of tile.rects.depth) if (v + 1 > d) d = v + 1;
     for (const v of tile.merged.depth) if (v + 1 > d) d = v + 1;
-    if (d !== (this.depths.get(thread) || 0)) {
+    const stem = stemOf(tile, d);
+    if (d !== (this.depths.get(thread) || 0) || stem !== (this.stems.get(thread) || 0)) {
       this.depths.set(thread, Math.max(d, 1));
-      // with several threads, very deep rows start collapsed so the others stay in view
-      if (this.single === null && state.trace.threads.length > 1 && d > 12) this.collapsed.add(thread);
+      this.stems.set(thread, stem);
       this.layout();
     }
   }
@@ -274,16 +304,26 @@ export class Timeline {
     drawAxis(this, c);
   }
 
+  /** As in Perfetto and Android Studio: the wheel scrolls the rows, Ctrl/⌘+wheel (and a
+   * trackpad pinch, which arrives as Ctrl+wheel) zooms at the pointer, Shift+wheel or a
+   * sideways wheel pans. */
   onWheel(e) {
     e.preventDefault();
     const rect = this.canvas.getBoundingClientRect();
     const x = e.clientX - rect.left;
-    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-      const d = ((e.deltaX || e.deltaY) * (this.view[1] - this.view[0])) / this.width();
-      this.setView(this.view[0] + d, this.view[1] + d);
+    const px = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.scroll.clientHeight : 1;
+    if (!e.ctrlKey && !e.metaKey) {
+      const sideways = e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY);
+      if (sideways) {
+        const d = ((e.deltaX || e.deltaY) * px * (this.view[1] - this.view[0])) / this.width();
+        this.setView(this.view[0] + d, this.view[1] + d);
+      } else {
+        this.scroll.scrollTop += e.deltaY * px;
+        this.hideTip();
+      }
       return;
     }
-    const f = Math.exp(e.deltaY * 0.0025);
+    const f = Math.exp(e.deltaY * px * 0.0025);
     const t = this.t(x);
     this.setView(t - (t - this.view[0]) * f, t + (this.view[1] - t) * f);
   }
@@ -293,9 +333,10 @@ export class Timeline {
     const rect = (where === "axis" ? this.axis : this.canvas).getBoundingClientRect();
     const x = e.clientX - rect.left;
     const t = this.t(x);
-    let mode = "pan";
+    // drag selects a range (Android Studio, Perfetto); Shift+drag pans. A report has no
+    // ranges (it holds whole-trace answers only), so there a drag pans.
+    let mode = state.trace && state.trace.live && !e.shiftKey ? "range" : "pan";
     if (where === "axis") mode = "zoom";
-    else if (e.shiftKey) mode = "range";
     this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect };
     if (where === "canvas") this.canvas.focus();
     e.preventDefault();
@@ -324,7 +365,7 @@ export class Timeline {
     this.drag = null;
     if (d.mode === "zoom" && d.moved && d.range) this.setView(d.range[0], d.range[1]);
     else if (d.mode === "range" && d.moved && d.range) setRange(d.range);
-    else if (!d.moved && d.mode === "pan") {
+    else if (!d.moved && d.mode !== "zoom") {
       const hit = this.hitTest(e.clientX - d.rect.left, e.clientY - d.rect.top);
       select(hit && hit.method !== undefined ? hit.method : -1);
     }
@@ -348,6 +389,7 @@ export class Timeline {
     else if (k === "a" || k === "arrowleft") this.setView(v0 - w * 0.15, v1 - w * 0.15);
     else if (k === "d" || k === "arrowright") this.setView(v0 + w * 0.15, v1 + w * 0.15);
     else if (k === "0") this.resetView();
+    else if (k === "escape" && state.range) setRange(null);
     else return;
     e.preventDefault();
   }
@@ -357,8 +399,9 @@ export class Timeline {
     const yy = y + this.scroll.scrollTop;
     const row = this.rows.find((r) => yy >= r.y && yy < r.y + r.h);
     if (!row) return null;
-    const depth = Math.floor((yy - row.y - PAD) / STRIP);
-    if (depth < 0 || depth >= row.depth) return null;
+    const shown = Math.floor((yy - row.y - PAD) / STRIP);
+    if (shown < 0 || shown >= row.depth) return null;
+    const depth = shown + row.skip;
     const [s, e] = this.span();
     const W = this.width();
     const level = levelFor(e - s, this.view[1] - this.view[0], W);
@@ -409,4 +452,16 @@ export class Timeline {
     this.tip.hidden = true;
     this.tipKey = null;
   }
+}
+
+/** The number of outer levels of a whole-thread tile that hold exactly one call and no run
+ * of short calls (the stem every Android main thread has: ZygoteInit.main … Looper.loop …),
+ * stopping before the deepest level. */
+function stemOf(tile, depth) {
+  const per = new Int32Array(depth + 1);
+  for (const v of tile.rects.depth) per[v]++;
+  for (const v of tile.merged.depth) per[v] += 2;
+  let d = 0;
+  while (d + 1 < depth && per[d] === 1) d++;
+  return d;
 }

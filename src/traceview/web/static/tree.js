@@ -42,7 +42,10 @@ export class CallTree {
     this.scroll.addEventListener("scroll", () => this.render(false));
     this.scroll.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroll);
-    on("trace", () => this.invalidate());
+    on("trace", () => {
+      this.scroll.scrollTop = 0; // another trace: no scroll position of the old tree
+      this.invalidate();
+    });
     on("filter", () => this.invalidate());
     on("search", () => this.render());
     on("select", () => this.render());
@@ -155,7 +158,7 @@ export class CallTree {
             { class: "pt-name", style: `padding-left:${4 + N.depth[i] * 14}px` },
             el("span", { class: "twisty" + (has ? "" : " leaf"), onclick: (e) => (e.stopPropagation(), has && this.toggle(i)) }, has ? (this.open.has(i) ? "▾" : "▸") : "·"),
             el("span", { class: "swatch", style: "background:" + methodColor(m) }),
-            ...marked(label(m), state.search),
+            el("span", { class: "lbl" }, marked(label(m), state.search)),
           ),
         ),
       );
