@@ -26,7 +26,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.exporters.viewer import request_key
 
 BUDGET = 20 << 20  # bytes of precomputed timeline tiles
-CALL_BUDGET = 3 << 19  # bytes of /api/call answers for the rects of those tiles (hover details)
+CALL_BUDGET = 3 << 19  # bytes of /api/call answers (hover details) at most, and a quarter of `budget`
 RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive time first)
 HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 
@@ -103,7 +103,7 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
                 out[request_key("/api/timeline", params)] = _packed(ans)
                 for row in ans["rects"]["call"]:
                     ck = f"/api/call/{row}"
-                    if ck in out or call_used > CALL_BUDGET:
+                    if ck in out or call_used > min(CALL_BUDGET, budget // 4):
                         continue
                     call = answers.call_answer(session, int(row))
                     call_used += len(encode(call))
