@@ -20,9 +20,7 @@ def _by_hand(calls, excl, top: int) -> tuple[int, int, list[int]]:  # type: igno
     for r in range(top, end):
         per[int(calls.method[r])] += int(excl[r])
     best = min(per, key=lambda m: (-per[m], m))
-    leaf = max(
-        (r for r in range(top, end) if calls.method[r] == best), key=lambda r: (excl[r], -r)
-    )
+    leaf = max((r for r in range(top, end) if calls.method[r] == best), key=lambda r: (excl[r], -r))
     path = []
     cur = leaf
     while cur != top:
@@ -49,6 +47,6 @@ def test_a_leaf_frame_is_its_own_culprit() -> None:
     trace = generate(records=2_000, threads=1, seed=1)
     calls = build_calls(trace)
     leaves = np.flatnonzero(calls.subtree_end == np.arange(len(calls)) + 1)[:5].astype(np.int64)
-    leaf, own = culprits(calls, leaves, calls.excl("wall"))
+    leaf, _ = culprits(calls, leaves, calls.excl("wall"))
     assert leaf.tolist() == leaves.tolist()
     assert paths(calls, leaves, leaf) == [[] for _ in leaves]

@@ -108,7 +108,8 @@ class Profile:
         without both."""
         if "cpu" not in self.clocks or "wall" not in self.clocks:
             return None
-        return np.maximum(self.incl["wall"] - self.incl["cpu"], 0)
+        off: I64 = np.maximum(self.incl["wall"] - self.incl["cpu"], 0)
+        return off
 
     def used(self, clock: str | None = None) -> npt.NDArray[np.intp]:
         """Method rows with at least one call, ordered by decreasing inclusive time on `clock`

@@ -26,7 +26,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.exporters.viewer import request_key
 
 BUDGET = 20 << 20  # bytes of precomputed timeline tiles
-CALL_BUDGET = 3 << 19  # bytes of /api/call answers (hover details) at most, and a quarter of `budget`
+CALL_BUDGET = 3 << 19  # bytes of /api/call answers (hover details), at most budget // 4
 RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive time first)
 HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 
