@@ -9,8 +9,12 @@ the later of the two); then, in a second run, start -> URL printed (server ready
 level-0 timeline tile of every thread answered. Then sends random zoom/pan tile requests,
 method highlights, call look-ups, range profiles and range flame graphs (random ranges, on
 1-4 random threads and on all threads), and prints p50/p95 ms and mean/max bytes per kind;
-last, times `traceview report` on the same trace (seconds, size, peak RSS). Not part of the
-test suite.
+the first answer of every view the UI opens (profile on both clocks, the three flame kinds,
+the frame budget, the top method's relations, "only the main thread") and the server's peak
+RSS against the file; last, times `traceview report` on the same trace (seconds, size, peak
+RSS; skipped with --no-report). Targets (issue 9): 1 GB / 70M records ready <= 10 s, every
+first view <= 2 s, peak RSS <= 3x the file; 10M records first painted timeline <= 2.5 s;
+zoom/pan/range <= 50 ms p95. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -58,6 +62,17 @@ def start_viewer(trace: Path) -> tuple[subprocess.Popen[str], str, float]:
         if m:
             return proc, m.group(1), time.perf_counter() - t0
     raise SystemExit("the viewer exited before serving")
+
+
+def peak_rss(pid: int) -> float:
+    """The peak resident set of a live process in MB (Linux VmHWM), NaN when unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -115,6 +130,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--requests", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium first paint")
+    ap.add_argument("--no-report", action="store_true", help="skip `traceview report`")
     args = ap.parse_args(argv)
     trace = trace_path(args.records)
     print(f"machine: {machine()}")
@@ -139,11 +155,28 @@ def main(argv: list[str]) -> int:
         first_tiles = ready + time.perf_counter() - t
         print(f"start -> server ready: {ready:.2f} s")
         print(f"start -> level-0 tiles of {len(threads)} threads answered: {first_tiles:.2f} s")
-        for what in ("/api/profile?clock=cpu", "/api/flame?clock=cpu&kind=graph"):
+        clock = info["default_clock"]
+        other = "wall" if clock == "cpu" else "cpu"
+        main = next((th["row"] for th in info["threads"] if th["main"]), 0)
+        firsts = [
+            "/api/methods",
+            f"/api/profile?clock={clock}",
+            f"/api/flame?clock={clock}&kind=graph",
+            f"/api/flame?clock={clock}&kind=topdown",
+            f"/api/flame?clock={clock}&kind=bottomup",
+            "/api/frames?budget_ms=16",
+            f"/api/profile?clock={clock}&threads={main}",
+        ]
+        if other in info["clocks"]:
+            firsts.append(f"/api/profile?clock={other}")
+        for what in firsts:
             ms, size = timed(client, what)
             print(f"first {what}: {ms:.0f} ms, {size / 1024:.0f} KiB")
-        ms, size = timed(client, "/api/flame?clock=wall&kind=bottomup")
-        print(f"then /api/flame?clock=wall&kind=bottomup: {ms:.0f} ms, {size / 1024:.0f} KiB")
+            if what.startswith("/api/profile?") and "threads" not in what:
+                top = client.get(what).json()["methods"]["method"][:1]
+                for m in top:
+                    ms, size = timed(client, f"/api/relations/{m}?clock={clock}")
+                    print(f"first /api/relations/{m}: {ms:.0f} ms, {size / 1024:.0f} KiB")
         span = info["time"]["end_us"]
         n_methods = len(client.get("/api/methods").json()["label"])
         weights = [th["calls"] for th in threads]
@@ -187,10 +220,14 @@ def main(argv: list[str]) -> int:
                 f"bytes mean {statistics.mean(sizes) / 1024:.1f} KiB, "
                 f"max {max(sizes) / 1024:.1f} KiB"
             )
+        mb = peak_rss(proc.pid)
+        file_mb = trace.stat().st_size / 2**20
+        print(f"server peak RSS: {mb:.0f} MB ({mb / file_mb:.1f}x the file)")
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    report(trace)
+    if not args.no_report:
+        report(trace)
     return 0
 
 
