@@ -112,7 +112,8 @@ def first_paint(trace: Path) -> tuple[float, float, float] | None:
         proc, url, ready = start_viewer(trace)
         try:
             page.goto(url)
-            page.wait_for_function("document.body.dataset.ready === '1'", timeout=120_000)
+            # a selector wait, not wait_for_function: the page's CSP forbids eval
+            page.wait_for_selector("body[data-ready='1']", state="attached", timeout=120_000)
             flag = time.perf_counter() - t0
             page.wait_for_load_state("networkidle", timeout=120_000)
             painted = (max(tiles) - t0) if tiles else float("nan")

@@ -7,7 +7,7 @@ import { CallTree } from "./tree.js";
 import { FlameGraph } from "./flame.js";
 import { FrameBudget } from "./frames.js";
 import { HeaderPanel } from "./header.js";
-import { fmtDuration } from "./format.js";
+import { fmtDuration, plural } from "./format.js";
 import { ProfileTable } from "./profile.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state } from "./state.js";
 import { savedTheme, setTheme } from "./theme.js";
@@ -237,22 +237,20 @@ function buildViews() {
 function renderSelection() {
   const box = $("selection");
   const m = state.selected;
-  {
-    if (m < 0 || !state.methods || m >= state.methods.label.length) return setChildren(box);
-    const name = String(state.methods.label[m]);
-    box.title = name;
-    // the selected method's line of the current profile, when it has one
-    const data = views.profile.data;
-    const i = data ? data.methods.method.indexOf(m) : -1;
-    let stats = "";
-    if (i >= 0) {
-      const M = data.methods;
-      const incl = state.clock === "cpu" ? M.incl_cpu_us : M.incl_wall_us;
-      const n = M.calls[i] + M.recursive_calls[i];
-      stats = (incl ? fmtDuration(incl[i]) + " incl " + (state.clock === "cpu" ? "CPU" : "real") + " · " : "") + n + (n === 1 ? " call" : " calls");
-    } else if (data) stats = "no time in this selection";
-    setChildren(box, el("span", { class: "sel-name" }, name), stats ? el("span", { class: "sel-stats" }, stats) : null);
-  }
+  if (m < 0 || !state.methods || m >= state.methods.label.length) return setChildren(box);
+  const name = String(state.methods.label[m]);
+  box.title = name;
+  // the selected method's line of the current profile; while a new one loads, no old numbers
+  const data = views.profile.root.classList.contains("busy") ? null : views.profile.data;
+  const i = data ? data.methods.method.indexOf(m) : -1;
+  let stats = "…";
+  if (i >= 0) {
+    const M = data.methods;
+    const incl = state.clock === "cpu" ? M.incl_cpu_us : M.incl_wall_us;
+    const n = M.calls[i] + M.recursive_calls[i];
+    stats = (incl ? fmtDuration(incl[i]) + " incl " + (state.clock === "cpu" ? "CPU" : "real") + " · " : "") + plural(n, "call");
+  } else if (data) stats = "no time in this selection";
+  setChildren(box, el("span", { class: "sel-name" }, name), el("span", { class: "sel-stats" }, stats));
 }
 
 async function main() {

@@ -3,7 +3,7 @@
 
 import * as api from "./api.js";
 import { el, setChildren } from "./dom.js";
-import { fmtDuration } from "./format.js";
+import { fmtDuration, plural } from "./format.js";
 import { label, state } from "./state.js";
 
 /** Fill `tl.tip` for a hovered strip: what the tile knows, then /api/call/{row} (both clocks). */
@@ -13,7 +13,7 @@ export function fillCallTip(tl, hit) {
   if (hit.merged) {
     setChildren(
       tl.tip,
-      el("div", { class: "tip-title" }, hit.count + " calls too short to draw at this zoom"),
+      el("div", { class: "tip-title" }, plural(hit.count, "call") + " too short to draw at this zoom"),
       el("div", null, "from " + fmtDuration(hit.start - base) + " to " + fmtDuration(hit.end - base) + "; zoom in to see them"),
     );
     return;

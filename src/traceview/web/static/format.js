@@ -21,6 +21,11 @@ export function fmtPct(part, whole) {
   return ((100 * part) / whole).toFixed(1) + "%";
 }
 
+/** "1 call", "2 calls". */
+export function plural(n, word) {
+  return n + " " + word + (n === 1 ? "" : "s");
+}
+
 export function fmtCount(n) {
   return n === null || n === undefined ? "" : String(n);
 }
