@@ -302,3 +302,35 @@ def test_names_and_colours(page: Any) -> None:
     lbl = page.locator("#tab-profile .pt-row.method .lbl").first
     assert lbl.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
     assert lbl.locator("mark").count() > 0
+
+
+def test_another_trace_starts_fresh(browser: Any, many: Path, tmp_path: Path) -> None:  # noqa: F811
+    """Opening another trace leaves nothing of the old one: table scroll, selection bar."""
+    from support.tracebuild import make_trace
+    from traceview.writer import write
+
+    other = tmp_path / "other.trace"
+    write(
+        make_trace(
+            [
+                (7, "enter", "com.other.App.start", 0, 0),
+                (7, "exit", "com.other.App.start", 6, 11),
+            ],
+            names={7: "other-main"},
+        ),
+        other,
+    )
+    errors: list[str] = []
+    with serving(many) as v:
+        pg = open_page(browser, v.url, errors)
+        pg.wait_for_selector("#tab-profile .pt-row.method")
+        pg.locator("#tab-profile .pt-row.method").nth(2).click()
+        pg.evaluate("document.querySelector('#tab-profile .pt-scroll').scrollTop = 400")
+        pg.set_input_files("#open-file", str(other))
+        pg.wait_for_function("traceview.state.trace.threads.length === 1")
+        pg.wait_for_selector("#tab-profile .pt-row.method")
+        assert pg.evaluate("document.querySelector('#tab-profile .pt-scroll').scrollTop") == 0
+        assert (pg.locator("#selection").text_content() or "") == ""
+        assert (pg.locator("#tab-profile .pt-row.method").count()) == 1
+        pg.close()
+    assert not errors, errors
