@@ -63,10 +63,10 @@ def top_down(
     rows = _rows(calls, threads)
     clocks = calls.clocks
     sel: slice | npt.NDArray[np.intp] | None = rows
-    if rows is None:
+    if rows is None:  # the table's int32 columns as they are (no 8-byte copies)
         n = len(calls)
-        parent = calls.parent.astype(np.int64)
-        method = calls.method.astype(np.int64)
+        parent: npt.NDArray[np.integer] = calls.parent
+        method: npt.NDArray[np.integer] = calls.method
         depth = calls.depth
     elif len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):
         # one block of whole threads (e.g. one thread): parents are inside it, so a shift
@@ -171,7 +171,7 @@ class _Levels:
     def count(self) -> int:
         return len(self.starts)
 
-    def add(self, up: I64, method: I64, span: int) -> I64:
+    def add(self, up: I64, method: npt.NDArray[np.integer], span: int) -> I64:
         """Node id of each (parent node or -1, method) pair, new ids for this level. Parents
         are nodes of the previous level, keyed relative to its first id, so the key space
         stays the size of one level (a 70 000-deep chain stays linear)."""
