@@ -115,6 +115,23 @@ def test_level_indexes_and_direct_agree(monkeypatch) -> None:
         assert np.allclose(a.merged_start, b.merged_start)
 
 
+def test_prepared_lanes_drop_their_sorted_copy(monkeypatch) -> None:
+    """After every level is built the depth-sorted copy (24 B per call) is dropped; a level
+    built later (here a fresh one after clearing) rebuilds it and answers the same tiles."""
+    monkeypatch.setattr(timeline, "DIRECT_LIMIT", 0)
+    calls = random_calls(600, 3, threads=1)
+    tl = make(calls)
+    tl.prepare(0)
+    lane = tl._lanes[0]
+    assert lane.by_depth is None and lane.levels
+    before = {lv: tl.tile(0, lv, 1 << lv >> 1) for lv in (0, 3, 6)}
+    lane.levels.clear()
+    for lv, tile in before.items():
+        again = tl.tile(0, lv, 1 << lv >> 1)
+        assert np.array_equal(again.rect_call, tile.rect_call)
+        assert np.array_equal(again.merged_count, tile.merged_count)
+
+
 def test_highlight_covers_exactly_the_method_calls() -> None:
     calls = random_calls(300, 11, threads=1)
     tl = make(calls)

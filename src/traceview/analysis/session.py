@@ -263,15 +263,17 @@ class Session:
 
     def warm(self) -> None:
         """Build what a viewer's first screen asks for (run in the background after start):
-        the first timeline levels, the default flame graph, exclusive times, then deep levels."""
+        the first timeline levels, then every level thread by thread (each thread's
+        depth-sorted copy is dropped once its levels are built, before the merged tree's
+        transients: the peak memory), the default flame graph, exclusive times."""
         tl = self.timeline()
         for t in range(tl.threads):
             tl.prepare(t, 3)
+        for t in range(tl.threads):
+            tl.prepare(t)
         self.top_down(self.query())
         for clock in self.clocks:
             self.excl(clock)
-        for t in range(tl.threads):
-            tl.prepare(t)
 
     # -- the selection -----------------------------------------------------------------------
 

@@ -227,12 +227,17 @@ class Timeline:
         for level in range(min(levels, MAX_LEVEL + 1)):
             tiles = 1 << level
             if span < (BUCKETS << level) or tiles > 1 << 20:
-                return  # sub-ns buckets: no tile at this level can hold many calls
+                break  # sub-ns buckets: no tile at this level can hold many calls
             edges = self.span_start + np.floor(np.arange(tiles + 1) * (span / tiles))
             per_tile = np.diff(np.searchsorted(lane.start, edges))
             if int(per_tile.max()) <= DIRECT_LIMIT:
-                return
+                break
             self._level(lane, level, span / float(BUCKETS << level))
+        if levels > MAX_LEVEL:
+            # every level a tile can use is built: drop the depth-sorted copy (24 bytes per
+            # call; a level asked for later rebuilds it)
+            with lane.lock:
+                lane.by_depth = None
 
     # -- internals ---------------------------------------------------------------------------
 
