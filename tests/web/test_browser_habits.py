@@ -278,6 +278,8 @@ def test_cpu_only_axis_says_so(browser: Any, tmp_path: Path) -> None:  # noqa: F
         corner = pg.locator("#timeline .tl-corner")
         assert "per thread" in (corner.text_content() or "")
         assert "own thread's CPU clock" in (corner.get_attribute("title") or "")
+        assert "own thread's CPU clock" in (pg.locator("#banners").text_content() or "")
+        shot(pg, "habits-cpu-only")
         pg.close()
     assert not errors, errors
 

@@ -2,6 +2,7 @@
 // reader's diagnostics, shown plainly (overflow, truncation, sampled = estimates).
 
 import { el, setChildren } from "./dom.js";
+import { axisNote } from "./painter.js";
 import { fmtDuration } from "./format.js";
 import { on, state } from "./state.js";
 
@@ -80,6 +81,7 @@ export class HeaderPanel {
       const iv = h.sampling_interval_us ? " (interval ≈ " + fmtDuration(h.sampling_interval_us) + ")" : "";
       out.push(["info", "Sampled trace" + iv + ": times and call counts are estimates, not exact."]);
     }
+    if (!t.clocks.includes("wall") && t.threads.length > 1) out.push(["info", axisNote(t)]);
     const n = t.diagnostics.length;
     if (n) {
       const first = t.diagnostics[0];
