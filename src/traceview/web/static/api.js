@@ -2,6 +2,7 @@
 // Keys follow docs/web-api.md: path + "?" + name=value pairs sorted by name, values unencoded.
 
 let inlined; // undefined = not looked yet, null = live server, Promise of the report's answers
+let unpacked = null; // the report's answers once unpacked (for `has`)
 const cache = new Map();
 const CACHE_MAX = 4000;
 let defaultClock = null;
@@ -40,6 +41,7 @@ async function readInlined(el) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   const data = JSON.parse(await new Response(stream).text());
   for (const [key, tile] of Object.entries(data)) if (key.startsWith("/api/timeline") && tile.packed) unpackTile(tile);
+  unpacked = data;
   return data;
 }
 
@@ -85,16 +87,31 @@ export function keyOf(path, params) {
   return path + "?" + names.map((k) => k + "=" + p[k]).join("&");
 }
 
-async function fromReport(path, params) {
-  const data = await report();
+/** The key under which a report holds the answer to a request, or null. */
+function heldKey(data, path, params) {
   const key = keyOf(path, params);
-  if (Object.prototype.hasOwnProperty.call(data, key)) return data[key];
+  if (Object.prototype.hasOwnProperty.call(data, key)) return key;
   if (params && params.clock !== undefined && params.clock === defaultClock) {
     const rest = { ...params };
     delete rest.clock;
     const key2 = keyOf(path, rest);
-    if (Object.prototype.hasOwnProperty.call(data, key2)) return data[key2];
+    if (Object.prototype.hasOwnProperty.call(data, key2)) return key2;
   }
+  return null;
+}
+
+/** False when this is a report that does not hold the answer (a control that would ask for
+ * it is then not shown); true on the live server. */
+export function has(path, params) {
+  if (report() === null) return true;
+  return unpacked !== null && heldKey(unpacked, path, params) !== null;
+}
+
+async function fromReport(path, params) {
+  const data = await report();
+  const held = heldKey(data, path, params);
+  if (held !== null) return data[held];
+  const key = keyOf(path, params);
   if (path === "/api/timeline") {
     const tile = completeAncestor(data, params);
     if (tile) return tile;

@@ -41,7 +41,10 @@ export function fillCallTip(tl, hit) {
       if (call.flags && call.flags.length) lines.after(el("div", { class: "tip-flags" }, call.flags.join(", ")));
     },
     (err) => {
-      if (gen === tl.tipGen) setChildren(lines, api.failureNote(err));
+      if (gen !== tl.tipGen) return;
+      // a report holds the details of some calls only: without them the tip is just shorter
+      if (err instanceof api.NotPrecomputed) lines.remove();
+      else setChildren(lines, api.failureNote(err));
     },
   );
 }

@@ -116,6 +116,7 @@ export class ProfileTable {
   }
 
   toggle(m) {
+    if (!this.expanded.has(m) && !api.has("/api/relations/" + m, queryParams())) return; // not in this report
     if (this.expanded.has(m)) this.expanded.delete(m);
     else this.fetchRelations(m);
     this.rebuild();
@@ -230,10 +231,12 @@ export class ProfileTable {
     if (item.type === "method") {
       const m = item.m;
       const open = this.expanded.has(m);
+      // a report holds the parents/children of its heaviest methods only: no twisty elsewhere
+      const can = open || api.has("/api/relations/" + m, queryParams());
       const name = el(
         "div",
         { class: "pt-name", title: label(m) },
-        el("span", { class: "twisty", onclick: (e) => (e.stopPropagation(), this.toggle(m)) }, open ? "▾" : "▸"),
+        el("span", { class: "twisty" + (can ? "" : " leaf"), title: can ? "Parents and children" : "Not in this report: open the trace with `traceview FILE`", onclick: (e) => (e.stopPropagation(), can && this.toggle(m)) }, can ? (open ? "▾" : "▸") : "·"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
         el("span", { class: "lbl" }, marked(label(m), state.search)),
@@ -248,7 +251,7 @@ export class ProfileTable {
         cells.push(el("div", { class: "num" }, text));
       }
       const cls = "pt-row method" + (m === state.selected ? " selected" : "") + (open ? " open" : "");
-      return el("div", { class: cls, style, dataset: { method: m }, onclick: () => select(m), ondblclick: () => this.toggle(m) }, cells);
+      return el("div", { class: cls, style, dataset: { method: m }, onclick: () => select(m), ondblclick: () => can && this.toggle(m) }, cells);
     }
     // a parent / child / self row: % of the expanded method's inclusive time
     const r = item.r;
@@ -281,7 +284,7 @@ export class ProfileTable {
 
   /** Select `m`, expand it and scroll to its row (a parent/child row was clicked). */
   jump(m) {
-    if (!this.expanded.has(m)) this.fetchRelations(m);
+    if (!this.expanded.has(m) && api.has("/api/relations/" + m, queryParams())) this.fetchRelations(m);
     select(m);
     this.rebuild();
     this.reveal(m);
