@@ -83,22 +83,34 @@ def _outermost(subtree_end: npt.NDArray[np.integer], hit: npt.NDArray[np.bool_])
     return np.flatnonzero(hit & ~inside).astype(np.int64)
 
 
-def culprits(calls: CallTable, rows: I64, excl: I64) -> tuple[I64, I64]:
-    """For each call in `rows`, why it was slow: the method with the most exclusive time
-    (`excl`) summed over the call's subtree (itself included; lowest method row on ties), and
-    that method's heaviest call there (the first in pre-order on ties). Returns (call rows of
-    those heaviest calls, the methods' summed self ns)."""
+def culprits(calls: CallTable, rows: I64, clock: str) -> tuple[I64, I64]:
+    """For each call in `rows` (disjoint subtrees: frame calls), why it was slow: the method
+    with the most exclusive time on `clock` summed over the call's subtree (itself included;
+    lowest method row on ties), and that method's heaviest call there (the first in pre-order
+    on ties). Returns (call rows of those heaviest calls, the methods' summed self ns).
+    Exclusive times are computed over the subtree slices only, not the whole table."""
     out = np.empty(len(rows), dtype=np.int64)
     own = np.empty(len(rows), dtype=np.int64)
     for i, r in enumerate(rows.tolist()):  # one vectorised pass per frame call, not per record
         end = int(calls.subtree_end[r])
-        method, self_ns = calls.method[r:end], excl[r:end]
-        _, inverse = np.unique(method, return_inverse=True)
+        self_ns = _slice_excl(calls, r, end, clock)
+        _, inverse = np.unique(calls.method[r:end], return_inverse=True)
         sums = np.bincount(inverse, weights=self_ns)
         top = int(np.argmax(sums))
         own[i] = int(self_ns[inverse == top].sum())  # exact int sum (bincount is float)
         out[i] = r + int(np.argmax(np.where(inverse == top, self_ns, -1)))
     return out, own
+
+
+def _slice_excl(calls: CallTable, lo: int, hi: int, clock: str) -> I64:
+    """Exclusive ns on `clock` of the calls of the subtree `[lo, hi)`: inclusive minus the
+    children's inclusive (every parent in the slice is in it)."""
+    rows = np.arange(lo, hi)
+    incl = calls.end(clock, rows) - calls.start(clock, rows)
+    kids = np.zeros(hi - lo, dtype=np.int64)
+    np.add.at(kids, calls.parent[lo + 1 : hi] - lo, incl[1:])  # int64: exact
+    excl: I64 = incl - kids
+    return excl
 
 
 def paths(calls: CallTable, tops: I64, leaves: I64) -> list[list[int]]:

@@ -251,9 +251,7 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
                 "clock": clock, "frames": 0, "calls": empty, "truncated": False}  # fmt: skip
     fc = s.frames(round(budget_ms * 1e6), thread)
     rows = fc.rows[:MAX_FRAMES]
-    excl = s.excl(fc.clock)
-    assert excl is not None
-    leaf, own = culprits(calls, rows, excl)
+    leaf, own = culprits(calls, rows, fc.clock)
     path = paths(calls, rows, leaf)
     cols: Json = {
         "call": ints(rows),
