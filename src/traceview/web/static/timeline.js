@@ -285,6 +285,9 @@ export class Timeline {
       ctx.fillStyle = i % 2 ? c.alt : c.bg;
       ctx.fillRect(0, y, W, row.h);
       drawFrames(this, ctx, row, y, c);
+      // until a thread's whole-trace tile says how deep it is, its row's height (and so which
+      // rows are in view) is not known: ask for nothing finer yet
+      if (!this.depths.has(row.thread) && !this.tiles.failure(row.thread, 0, 0)) continue;
       const done = new Set();
       for (let k = k0; k <= k1; k++) {
         const tile = this.tiles.tile(row.thread, level, k);
