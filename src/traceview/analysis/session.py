@@ -263,9 +263,11 @@ class Session:
 
     def warm(self) -> None:
         """Build what a viewer's first screen asks for (run in the background after start):
-        the first timeline levels, then every level thread by thread (each thread's
-        depth-sorted copy is dropped once its levels are built, before the merged tree's
-        transients: the peak memory), the default flame graph, exclusive times."""
+        the default profile (method colours, the table), the timeline index and its first
+        levels, then every level thread by thread (each thread's depth-sorted copy is
+        dropped once its levels are built, before the merged tree's transients: the peak
+        memory), the default flame graph, exclusive times."""
+        self.profile(self.query())
         tl = self.timeline()
         for t in range(tl.threads):
             tl.prepare(t, 3)
