@@ -3,16 +3,15 @@
 
 import { fillCallTip } from "./calltip.js";
 import { el, setChildren, sizedContext } from "./dom.js";
-import { fmtDuration } from "./format.js";
 import { drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
-import { on, select, setRange, setThreads, state } from "./state.js";
+import { on, select, setRange, state } from "./state.js";
 import { colors } from "./theme.js";
+import { COLLAPSED_DEPTH, stemOf, threadLabel } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
 
 const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
 const MAX_DEPTH = 200;
-const COLLAPSED_DEPTH = 2; // levels shown by a compact thread row: 40 px, so 25 rows fit on 1000 px
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
@@ -146,42 +145,10 @@ export class Timeline {
       return row;
     });
     this.spacer.style.height = y + "px";
-    this.labels = this.rows.map((r) => this.labelFor(r, busy));
+    this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t)));
     setChildren(this.spacer, this.labels);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
     this.invalidate();
-  }
-
-  labelFor(row, busy) {
-    const t = state.trace.threads[row.thread];
-    const box = el("input", {
-      type: "checkbox",
-      title: "Include this thread in the profile, trees and flame graph",
-      checked: !state.threads || state.threads.has(t.row),
-      onchange: (e) => this.toggleThread(t.row, e.target.checked),
-    });
-    box.dataset.thread = String(t.row);
-    let full = (t.name ?? t.label) + " (tid " + t.id + ")" + (t.main ? " · main thread" : "");
-    if (row.skip) full += "\n" + row.skip + " outer levels with one call each are folded; ▸/▾ shows every level";
-    const only = el("button", { class: "tl-only live-only", title: "Only this thread: aggregate the profile, trees and charts over it alone", onclick: () => setThreads(new Set([t.row])) }, "only");
-    only.dataset.thread = String(t.row);
-    return el(
-      "div",
-      { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: full },
-      box,
-      el(
-        "span",
-        {
-          class: "tl-twisty",
-          title: row.full > COLLAPSED_DEPTH ? "Show every call level / only the outer ones" : "",
-          onclick: () => this.toggleOpen(t),
-        },
-        row.full > COLLAPSED_DEPTH || row.skip ? (row.compact || row.skip ? "▸" : "▾") : "",
-      ),
-      el("span", { class: "tl-name" }, String(t.label)),
-      only,
-      el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
-    );
   }
 
   /** A row shows every level when expanded, or by default for the main thread, the flame
@@ -203,14 +170,6 @@ export class Timeline {
     else next = stem ? "open" : true;
     this.expanded.set(t.row, next);
     this.layout();
-  }
-
-  toggleThread(row, on) {
-    const all = state.trace.threads.map((t) => t.row);
-    const set = new Set(state.threads || all);
-    if (on) set.add(row);
-    else set.delete(row);
-    setThreads(set);
   }
 
   syncChecks() {
@@ -455,16 +414,4 @@ export class Timeline {
     this.tip.hidden = true;
     this.tipKey = null;
   }
-}
-
-/** The number of outer levels of a whole-thread tile that hold exactly one call and no run
- * of short calls (the stem every Android main thread has: ZygoteInit.main … Looper.loop …),
- * stopping before the deepest level. */
-function stemOf(tile, depth) {
-  const per = new Int32Array(depth + 1);
-  for (const v of tile.rects.depth) per[v]++;
-  for (const v of tile.merged.depth) per[v] += 2;
-  let d = 0;
-  while (d + 1 < depth && per[d] === 1) d++;
-  return d;
 }
