@@ -24,6 +24,9 @@ function showError(text) {
 
 async function loadAll(traceAnswer) {
   const trace = traceAnswer || (await api.get("/api/trace"));
+  // the timeline's whole-trace tiles are asked for now (answers are cached by key), so the
+  // server indexes the timeline while it computes the profile the method colours come from
+  for (const t of trace.threads) if (t.records) api.get("/api/timeline", { thread: t.row, level: 0, tile: 0 }).catch(() => {});
   const methods = await api.get("/api/methods");
   api.setDefaultClock(trace.default_clock);
   document.title = "traceview — " + (trace.source || "trace");
