@@ -6,6 +6,7 @@ through one reusable 2 MB buffer instead of being held in memory next to its col
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Iterator
 from typing import Any, BinaryIO, cast
@@ -16,6 +17,7 @@ import numpy.typing as npt
 CHUNK_BYTES = 2 << 20
 FILL_RUN = 1 << 20  # 1 MiB of one byte value is no trace's data (a preallocated or sparse tail)
 _SCAN = 1 << 20
+_WINDOW = 64 << 20  # bytes mapped at once to sample a file (a multiple of the page size)
 
 
 class FillRun:
@@ -75,6 +77,12 @@ class FillRun:
         return None
 
 
+def _words_at(raw: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
+    """The 8 bytes at each offset of `raw`, as native uint64 words (a copy)."""
+    gathered = raw[offsets[:, None] + np.arange(8)]
+    return np.ascontiguousarray(gathered).view(np.uint64).ravel()
+
+
 class Source:
     """The bytes of one trace file (`data` in memory, or `file` read on demand)."""
 
@@ -90,23 +98,65 @@ class Source:
             raise ValueError("Source needs data or a file")
 
     def clip_fill_run(
-        self, start: int = 0, floor: int = 32, until: int | None = None
+        self, start: int = 0, floor: int = 32, until: int | None = None, limit: int = FILL_RUN
     ) -> int | None:
-        """Stop the source at the first run of >= 1 MiB of 0x00 or 0xFF from `start` (never
-        before `floor`: a 32-byte data header ends in zero padding); return where it now ends
-        (None when there is no such run). Reads the file once, 1 MiB at a time, and no
-        further than `until` (then the size stands: a caller refusing large inputs need not
-        read them)."""
-        finder = FillRun(start)
-        at = start
+        """Stop the source at the first run of >= `limit` bytes of 0x00 or 0xFF from `start`
+        (never before `floor`: a 32-byte data header ends in zero padding); return where it
+        now ends (None when there is no such run). Looks no further than `until` (then the
+        size stands: a caller refusing large inputs need not read them).
+
+        A run that long covers at least `limit // stride - 1` consecutive words sampled every
+        `stride` bytes, so only the regions around such sample runs are scanned exactly
+        (`FillRun`); a trace without one costs a strided look, not a second read of the file.
+        """
         end = self.size if until is None else min(self.size, until)
-        while at < end:
-            found = finder.feed(self.read(at, _SCAN))
-            if found is not None:
-                self.size = max(found, min(floor, self.size))
-                return self.size
-            at += _SCAN
+        for lo, hi in self._fill_candidates(start, end, limit):
+            finder = FillRun(lo, limit)
+            at = lo
+            while at < hi:
+                found = finder.feed(self.read(at, min(_SCAN, hi - at)))
+                if found is not None:
+                    self.size = max(found, min(floor, self.size))
+                    return self.size
+                at += _SCAN
         return None
+
+    def _fill_candidates(self, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+        """Regions `[lo, hi)` (lo on `start`'s word grid) that may hold a fill run."""
+        stride = max(8, limit // 256 // 8 * 8)
+        need = max(1, limit // stride - 1)
+        if end - start < limit:
+            return []
+        words = self._sample_words(start, end, stride)
+        fill = (words == 0) | (words == np.uint64(0xFFFF_FFFF_FFFF_FFFF))
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], fill.view(np.int8), [0]))))
+        out = []
+        for first, stop in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
+            if stop - first >= need:  # samples first..stop-1 are all fill
+                lo = start + max(first - 1, 0) * stride
+                out.append((lo, min(end, start + stop * stride + 8)))
+        return out
+
+    def _sample_words(self, start: int, end: int, stride: int) -> npt.NDArray[np.uint64]:
+        """The 8-byte words at `start`, `start + stride`, ... (each whole before `end`)."""
+        count = (end - start - 8) // stride + 1
+        offsets = np.arange(count, dtype=np.int64) * stride
+        if self.data is not None:
+            raw = np.frombuffer(self.data, dtype=np.uint8, count=end - start, offset=start)
+            return _words_at(raw, offsets)
+        assert self.file is not None
+        parts = []  # mapped a window at a time: the address space stays small (RLIMIT_AS)
+        first = start + offsets
+        for w in range(start - start % _WINDOW, end, _WINDOW):
+            sel = first[(first >= w) & (first < w + _WINDOW)]
+            if not len(sel):
+                continue
+            size = min(_WINDOW + 8, end - w)
+            with mmap.mmap(self.file.fileno(), size, access=mmap.ACCESS_READ, offset=w) as mm:
+                raw = np.frombuffer(mm, dtype=np.uint8, count=size)
+                parts.append(_words_at(raw, sel - w))
+                del raw  # the map closes only once no array views it
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
     def whole(self) -> bytes:
         """All the bytes (up to `size`), uncopied when the source was built from bytes."""
