@@ -1,7 +1,7 @@
 """The options every command shares, defined once: the trace, the selection (`--thread`,
-`--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the one function
-that opens a trace for every command and the one that turns the parsed selection into a
-`Query`.
+`--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the
+one function that opens a trace for every command and the one that turns the parsed selection
+into a `Query`.
 
 Errors a user can cause raise `CliError` (one line; `cli/__init__.py` prints it and exits 2).
 """

@@ -122,7 +122,7 @@ def parse_mapping(data: bytes | str) -> Mapping:
             skipped.append(number)
     if block is not None:
         classes.append(block.close())
-    notes = ()
+    notes: tuple[str, ...] = ()
     if skipped:
         first = ", ".join(str(n) for n in skipped[:5])
         notes = (f"{len(skipped)} line(s) of the mapping were not understood (line {first}…)",)
