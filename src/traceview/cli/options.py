@@ -97,7 +97,12 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         metavar="PREFIX",
         help="keep only frames of these packages (others fold into their caller)",
     )
-    g.add_argument(
+    add_mapping(g)
+
+
+def add_mapping(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--mapping FILE (part of the selection; alone for commands without one, e.g. info)."""
+    parser.add_argument(
         "--mapping",
         metavar="FILE",
         help="ProGuard/R8 mapping.txt: show original class and method names",

@@ -1,0 +1,220 @@
+"""`--mapping`: every command that shows names shows the originals (generated traces
+obfuscated with a known mapping; the corpus's minified trace with a hand-written one)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from support.corpus import corpus_path
+from traceview.analysis import Session
+from traceview.analysis.rename import MappingRename
+from traceview.cli import main as cli_main
+from traceview.exporters.viewer import methods_answer
+from traceview.model import Trace
+from traceview.readers.mapping import read_mapping
+from traceview.synth import generate
+from traceview.writer import write
+
+PRIMITIVE = {
+    "V": "void",
+    "Z": "boolean",
+    "B": "byte",
+    "C": "char",
+    "S": "short",
+    "I": "int",
+    "J": "long",
+    "F": "float",
+    "D": "double",
+}
+KEPT = ("java.", "dalvik.")
+
+
+def java_types(desc: str) -> tuple[list[str], str]:
+    """`(I[La/B;)V` -> (["int", "a.B[]"], "void")."""
+    found = re.findall(r"(\[*)(L[^;]+;|[VZBCSIJFD])", desc)
+    types = [
+        (PRIMITIVE[t] if len(t) == 1 else t[1:-1].replace("/", ".")) + "[]" * len(dims)
+        for dims, t in found
+    ]
+    return types[:-1], types[-1]
+
+
+def obfuscate(trace: Trace, prefix: str) -> tuple[Trace, str]:
+    """The trace with app classes and methods renamed, and the mapping.txt that undoes it."""
+    me = trace.methods
+    classes = sorted({c for c in me.class_name if not c.startswith(KEPT)})
+    cmap = {c: f"{prefix}.c{k}" for k, c in enumerate(classes)}
+
+    def obf_type(t: str) -> str:
+        base = t.rstrip("[]")
+        return cmap.get(base, base) + t[len(base) :]
+
+    def obf_desc(desc: str) -> str:
+        return re.sub(
+            r"L([^;]+);",
+            lambda m: (
+                "L" + cmap.get(m.group(1).replace("/", "."), m.group(1)).replace(".", "/") + ";"
+            ),
+            desc,
+        )
+
+    lines: dict[str, list[str]] = {c: [] for c in classes}
+    names: dict[tuple[str, str], str] = {}
+    new_cls, new_name, new_sig = [], [], []
+    for i in range(len(me)):
+        cls, name, sig = me.class_name[i], me.name[i], me.signature[i]
+        new_sig.append(obf_desc(sig))
+        if cls not in cmap:
+            new_cls.append(cls)
+            new_name.append(name)
+            continue
+        keep = name.startswith("<")
+        obf = name if keep else names.setdefault((cls, name), f"m{len(names)}")
+        args, ret = java_types(sig)
+        lines[cls].append(f"    {i + 1}:{i + 1}:{ret} {name}({','.join(args)}):{i}:{i} -> {obf}")
+        new_cls.append(cmap[cls])
+        new_name.append(obf)
+    text = "".join(
+        f"{c} -> {cmap[c]}:\n" + "".join(line + "\n" for line in lines[c]) for c in classes
+    )
+    methods = replace(me, class_name=tuple(new_cls), name=tuple(new_name), signature=tuple(new_sig))
+    return replace(trace, methods=methods), text
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(plain trace, obfuscated trace, its mapping)."""
+    folder = tmp_path_factory.mktemp("mapping")
+    trace = generate(records=4000, threads=3, seed=7)
+    obf, text = obfuscate(trace, "z")
+    plain, hidden, mapping = folder / "plain.trace", folder / "obf.trace", folder / "mapping.txt"
+    write(trace, plain, variant="regular")
+    write(obf, hidden, variant="regular")
+    mapping.write_text(text)
+    return plain, hidden, mapping
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert cli_main(argv) == 0
+    return capsys.readouterr().out
+
+
+def labels(stats_json: str) -> set[str]:
+    rows = json.loads(stats_json)["methods"]
+    return {f"{r['class']}.{r['name']} {r['signature']}" for r in rows}
+
+
+def test_stats_json_shows_the_originals(
+    pair: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, hidden, mapping = pair
+    want = labels(run(["stats", str(plain), "--json"], capsys))
+    assert labels(run(["stats", str(hidden), "--json"], capsys)) != want
+    out = run(["stats", str(hidden), "--json", "--mapping", str(mapping)], capsys)
+    assert labels(out) == want
+    rows = json.loads(out)["methods"]
+    assert any(r["obfuscated"] and r["obfuscated"].startswith("z.c") for r in rows)
+    assert all("obfuscated" in r for r in rows)
+
+
+def test_tree_and_dump_show_the_originals(
+    pair: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, hidden, mapping = pair
+    for cmd in (["tree"], ["-r"], ["tree", "--json"]):
+        want = run([*cmd, str(plain)], capsys)
+        got = run([*cmd, str(hidden), "--mapping", str(mapping)], capsys)
+        if cmd[-1] == "--json":
+            assert '"obfuscated": "z.c' in got and '"renamed": true' in got
+            got = got.replace('"renamed": true', '"renamed": false')
+            assert re.sub(r', "obfuscated": "[^"]*"', "", got) == want
+        else:
+            assert got == want
+
+
+def test_two_obfuscations_match_by_shown_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A diff of two release builds matches methods after deobfuscation: renamed from
+    `x.c3.m1` to `y.c3.m1` they are the same method."""
+    trace = generate(records=3000, threads=2, seed=3)
+    shown = []
+    for prefix in ("x", "y"):
+        obf, text = obfuscate(trace, prefix)
+        write(obf, tmp_path / f"{prefix}.trace", variant="regular")
+        (tmp_path / f"{prefix}.txt").write_text(text)
+        argv = ["stats", str(tmp_path / f"{prefix}.trace"), "--json"]
+        raw = labels(run(argv, capsys))
+        shown.append(labels(run([*argv, "--mapping", str(tmp_path / f"{prefix}.txt")], capsys)))
+        assert any(label.startswith(f"{prefix}.c") for label in raw)
+    assert shown[0] == shown[1]
+
+
+def test_info_report_and_viewer_take_it(
+    pair: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, hidden, mapping = pair
+    run(["info", str(hidden), "--mapping", str(mapping)], capsys)
+    page = tmp_path / "r.html"
+    run(["report", str(hidden), "--mapping", str(mapping), "-o", str(page)], capsys)
+    assert "obfuscated" in page.read_text()
+    session = Session(__import__("traceview.readers", fromlist=["load"]).load(hidden))
+    rename = MappingRename(read_mapping(mapping))
+    answer = methods_answer(session, session.query(rename=rename))
+    assert answer["obfuscated"] and any(x.startswith("z.c") for x in answer["obfuscated"])
+    assert not any(methods_answer(session)["obfuscated"])
+
+
+def test_bad_mapping_is_one_line(
+    pair: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, hidden, _ = pair
+    assert cli_main(["stats", str(hidden), "--mapping", str(tmp_path / "none.txt")]) == 2
+    assert "--mapping" in capsys.readouterr().err
+    junk = tmp_path / "junk.txt"
+    junk.write_text("not a mapping\n")
+    assert cli_main(["stats", str(hidden), "--mapping", str(junk)]) == 2
+    assert "not a ProGuard/R8 mapping file" in capsys.readouterr().err
+
+
+MINIFIED = (
+    """\
+# compiler: R8
+# kotlin.jvm.functions.Function2 is e.e0.b.p; Entry is kept
+kotlin.jvm.functions.Function2 -> e.e0.b.p:
+specto.core.internal.plugins.EntryPlugin -> specto.core.internal.plugins.f:
+# {"id":"sourceFile","fileName":"EntryPlugin.kt"}
+    int count -> a
+    1:5:specto.proto.EntryGenerated$Entry createEntry(java.lang.String,"""
+    """kotlin.jvm.functions.Function2):10:14 -> f
+    6:6:void inlinedThing():40:40 -> j
+    6:6:void record(java.lang.String,kotlin.jvm.functions.Function2):20 -> j
+    7:7:void recordAgain(java.lang.String,kotlin.jvm.functions.Function2):21 -> j
+kotlinx.coroutines.DispatchedTask -> kotlinx.coroutines.s0:
+    void run() -> run
+"""
+)
+
+
+def test_minified_corpus_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = corpus_path("sentry-vroom-specto/minified.trace")
+    mapping = tmp_path / "mapping.txt"
+    mapping.write_text(MINIFIED)
+    rows = json.loads(run(["stats", str(trace), "--json", "--mapping", str(mapping)], capsys))
+    by_name = {f"{r['class']}.{r['name']}": r for r in rows["methods"]}
+    create = by_name["specto.core.internal.plugins.EntryPlugin.createEntry"]
+    assert create["obfuscated"].startswith("specto.core.internal.plugins.f.f (")
+    assert create["signature"] == (
+        "(Ljava/lang/String;Lkotlin/jvm/functions/Function2;)Lspecto/proto/EntryGenerated$Entry;"
+    )
+    both = "specto.core.internal.plugins.EntryPlugin.record | " + (
+        "specto.core.internal.plugins.EntryPlugin.recordAgain"
+    )
+    assert both in by_name  # one obfuscated method, two originals: both shown
+    assert "kotlinx.coroutines.DispatchedTask.run" in by_name
+    assert "specto.core.internal.plugins.EntryPlugin.inlinedThing" not in by_name
