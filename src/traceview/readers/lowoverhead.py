@@ -138,32 +138,49 @@ def _walk(data: bytes | memoryview) -> _Walk:
     return out
 
 
-# Per-LEB state transitions. A state is (the next LEB is a time (0) or a method (1)) * 2 +
-# (the running time-action value's parity). After a time LEB of parity v the value's parity
-# is p ^ v: odd (an exit) -> the next LEB is a time, even (an entry) -> a method follows.
-# After a method LEB the next is a time. Row: the LEB's parity; column: the state before.
-_STEP = np.array(
-    [
-        [2, 1, 0, 1],  # even LEB: (T,0)->(M,0); (T,1)->(T,1); (M,p)->(T,p)
-        [1, 2, 0, 1],  # odd LEB:  (T,0)->(T,1); (T,1)->(M,0); (M,p)->(T,p)
-    ],
-    dtype=np.uint8,
-)
+# Per-LEB state transitions. A state is (the next LEB is a time) with the running time-action
+# value even (0) or odd (1), or (the next LEB is a method) (2, the value is then even). After a
+# time LEB of parity v the value's parity flips by v: odd (an exit) -> a time LEB follows,
+# even (an entry) -> its method LEB; after a method LEB a time LEB follows.
+# A transition is a function of the 3 states, coded f(0)*9 + f(1)*3 + f(2) (27 codes), so a
+# prefix scan composes codes through one 27x27 table instead of gathering per state.
+_EVEN, _ODD = (2, 1, 0), (1, 2, 0)
+
+
+def _code(f: tuple[int, int, int]) -> int:
+    return f[0] * 9 + f[1] * 3 + f[2]
+
+
+def _compose_table() -> npt.NDArray[np.uint8]:
+    """`table[g, f]` = the code of g after f."""
+    funcs = [(c // 9, c // 3 % 3, c % 3) for c in range(27)]
+    out = np.zeros((27, 27), dtype=np.uint8)
+    for gc, g in enumerate(funcs):
+        for fc, f in enumerate(funcs):
+            out[gc, fc] = _code((g[f[0]], g[f[1]], g[f[2]]))
+    return out
+
+
+_COMPOSE = _compose_table()
+# Per LEB parity: its transition; at a block start: the constant from state 0.
+_STEP = np.array([_code(_EVEN), _code(_ODD)], dtype=np.uint8)
+_RESET = np.array([_code((_EVEN[0],) * 3), _code((_ODD[0],) * 3)], dtype=np.uint8)
 
 
 def _states_before(
     parity: npt.NDArray[np.uint8], first: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.uint8]:
     """The state before each LEB, every block starting in (time, even): an inclusive prefix
-    scan (Hillis-Steele doubling) of the per-LEB transition tables."""
+    scan (Hillis-Steele doubling) of the per-LEB transitions, as long as the longest block."""
     n = len(parity)
-    table = _STEP[parity].copy()  # (n, 4): state after, per state before
-    table[first] = _STEP[parity[first], 0][:, None]  # a block start ignores what came before
+    code = np.where(first, _RESET[parity], _STEP[parity]).astype(np.uint8)
+    starts = np.flatnonzero(first)
+    longest = int(np.diff(np.r_[starts, n]).max()) if n else 0
     k = 1
-    while k < n:
-        table[k:] = np.take_along_axis(table[k:], table[:-k].astype(np.intp), axis=1)
+    while k < longest:
+        code[k:] = _COMPOSE[code[k:], code[:-k]]
         k *= 2
-    after = table[:, 0]
+    after = code // 9  # each prefix applied to state 0
     before = np.empty(n, dtype=np.uint8)
     if n:
         before[0] = 0
