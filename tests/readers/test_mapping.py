@@ -83,3 +83,11 @@ def test_lines_not_understood_are_counted() -> None:
     m = parse_mapping("a.B -> c:\n    ???\n    void f() -> g\n")
     assert [x.name for x in m.classes[0].methods] == ["f"]
     assert m.notes and "1 line(s)" in m.notes[0] and "line 2" in m.notes[0]
+
+
+def test_only_the_classes_asked_for_get_members() -> None:
+    full = parse_mapping(MAPPING)
+    some = parse_mapping(MAPPING, classes={"a.b"})
+    assert [c.obfuscated for c in some.classes] == ["a.a", "a.b"]  # every class line
+    assert some.classes[0].methods == () and some.classes[1] == full.classes[1]
+    assert some.key != full.key

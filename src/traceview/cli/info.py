@@ -18,6 +18,6 @@ def main(argv: list[str]) -> int:
     options.add_output(parser)
     args = parser.parse_args(argv)
     session = options.open_trace(args.trace, args)
-    view = View(session, session.query(rename=options.rename(args.mapping)))
+    view = View(session, session.query(rename=options.rename(args.mapping, session)))
     options.write(get("info-json" if args.json else "info"), view, args.output)
     return 0

@@ -164,15 +164,16 @@ def query(args: argparse.Namespace, session: Session, default_main: bool = False
             clock=getattr(args, "clock", None),
             time_range=session.time_range(start, stop),
             my_code=getattr(args, "my_code", None),
-            rename=rename(getattr(args, "mapping", None)),
+            rename=rename(getattr(args, "mapping", None), session),
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
 
 
-def rename(mapping: str | None) -> Rename | None:
+def rename(mapping: str | None, session: Session | None = None) -> Rename | None:
     """The renaming of a `--mapping` file, or None without one; notes on skipped lines go to
-    stderr."""
+    stderr. With `session`, only the trace's classes get their members read (a large app's
+    mapping has tens of thousands of classes; a trace names a few hundred)."""
     if mapping is None:
         return None
     from traceview.analysis.rename import MappingRename
@@ -180,7 +181,10 @@ def rename(mapping: str | None) -> Rename | None:
     from traceview.readers.mapping import read_mapping
 
     try:
-        parsed = read_mapping(mapping)
+        classes = None
+        if session is not None:
+            classes = {c.replace("/", ".") for c in session.trace.methods.class_name}
+        parsed = read_mapping(mapping, classes)
     except OSError as exc:
         raise CliError(f"--mapping {printable(mapping)}: {exc.strerror or exc}") from None
     except TraceFormatError as exc:

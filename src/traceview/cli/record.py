@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from traceview.analysis.query import Rename
 from traceview.capture.adb import Adb, CaptureError, find_adb, pick_device
 from traceview.capture.recording import AM_BUFFER_MB, Plan, Recording
 from traceview.cli import options
@@ -92,7 +91,8 @@ def main(argv: list[str]) -> int:
                 f"for room beyond it"
             )
             streaming = True
-    rename = options.rename(args.mapping)
+    if args.mapping is not None and not Path(args.mapping).is_file():
+        raise CliError(f"--mapping {printable(args.mapping)}: no such file")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"{args.package}-{stamp}.trace")
     try:
@@ -113,7 +113,7 @@ def main(argv: list[str]) -> int:
         finish(rec, out)
     except CaptureError as exc:
         raise CliError(printable(str(exc))) from None
-    summary(out, rec.plan.package, device.serial, rename)
+    summary(out, rec.plan.package, device.serial, args.mapping)
     if args.open:
         from traceview.cli import view
 
@@ -178,11 +178,11 @@ def _abandon(rec: Recording) -> None:
     rec.discard()
 
 
-def summary(out: Path, package: str, serial: str, rename: Rename | None) -> None:
+def summary(out: Path, package: str, serial: str, mapping: str | None) -> None:
     """What was recorded: variant, duration, threads and the top methods by exclusive time."""
     session = options.open_trace(str(out))
     t = session.trace
-    q = session.query(rename=rename)
+    q = session.query(rename=options.rename(mapping, session))
     methods = session.methods(q)
     prof = session.profile(q)
     clock = q.clock

@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
     budget = int(max(args.budget_mb, 0) * (1 << 20))
     options.write(
         get("report"),
-        View(session, session.query(rename=options.rename(args.mapping))),
+        View(session, session.query(rename=options.rename(args.mapping, session))),
         out,
         Options(budget_bytes=budget),
     )

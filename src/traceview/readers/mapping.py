@@ -23,26 +23,26 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from traceview.model import TraceFormatError
 from traceview.model.mapping import MappedClass, MappedMethod, Mapping
 
 __all__ = ["parse_mapping", "read_mapping"]
 
-_CLASS = re.compile(r"^(\S+)\s+->\s+(\S+):\s*$")
+_CLASS = re.compile(r"^([^\s#][^\n]*?)[ \t]+->[ \t]+([^\s:]+):[ \t]*\r?$", re.MULTILINE)
 _METHOD = re.compile(
     r"^(?:(\d+):(\d+):)?([^\s(]+)\s+([^\s(]+)\(([^)]*)\)(?::\d+(?::\d+)?)?\s*->\s*(\S+)\s*$"
 )
 _FIELD = re.compile(r"^[^\s(]+\s+[^\s(]+\s*->\s*\S+\s*$")
 _R8 = "com.android.tools.r8."
 
-
-@dataclass
-class _Line:
-    method: MappedMethod
-    range: tuple[int, int] | None
+# One method line while its class block is read: owner, name, returns, args, obfuscated,
+# residual, synthesized, outline, minified range (mutable: metadata lines update it).
+_Line = list[Any]
 
 
 @dataclass
@@ -56,88 +56,97 @@ class _Block:
     def close(self) -> MappedClass:
         """The class with inline chains marked (all frames but the last of a chain)."""
         methods = []
-        for i, line in enumerate(self.lines):
-            nxt = self.lines[i + 1] if i + 1 < len(self.lines) else None
-            chained = (
-                nxt is not None
-                and line.range is not None
-                and nxt.range == line.range
-                and nxt.method.obfuscated == line.method.obfuscated
+        last = len(self.lines) - 1
+        for i, ln in enumerate(self.lines):
+            nxt = self.lines[i + 1] if i < last else None
+            chained = nxt is not None and ln[8] is not None and nxt[8] == ln[8] and nxt[4] == ln[4]
+            methods.append(
+                MappedMethod(ln[0], ln[1], ln[2], ln[3], ln[4], ln[5], chained, ln[6], ln[7])
             )
-            methods.append(replace(line.method, inlined=True) if chained else line.method)
         return MappedClass(
             self.original, self.obfuscated, self.source_file, self.synthesized, tuple(methods)
         )
 
 
-def read_mapping(path: str | os.PathLike[str]) -> Mapping:
-    """Parse the mapping file at `path` (UTF-8)."""
+def read_mapping(path: str | os.PathLike[str], classes: Collection[str] | None = None) -> Mapping:
+    """Parse the mapping file at `path` (UTF-8); `classes` as `parse_mapping`."""
     data = Path(path).read_bytes()
     try:
-        return parse_mapping(data)
+        return parse_mapping(data, classes)
     except TraceFormatError as err:
         raise err.with_path(str(path)) from None
 
 
-def parse_mapping(data: bytes | str) -> Mapping:
-    """Parse the text of a mapping file."""
+def parse_mapping(data: bytes | str, classes: Collection[str] | None = None) -> Mapping:
+    """Parse the text of a mapping file. With `classes` (obfuscated class names, dotted), only
+    those class blocks get their members read (every class line is still read, for the
+    signatures' types): a trace names a few hundred of an app's tens of thousands of classes.
+    """
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     text = raw.decode("utf-8", "surrogateescape")
-    classes: list[MappedClass] = []
-    block: _Block | None = None
+    heads = list(_CLASS.finditer(text))
+    _check_preamble(text, heads[0].start() if heads else len(text))
+    wanted = None if classes is None else set(classes)
+    out: list[MappedClass] = []
     skipped: list[int] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            if block is not None:
-                _metadata(block, stripped[1:].strip())
-            continue
-        if not line[0].isspace():
-            m = _CLASS.match(stripped)
-            if m is None:
-                if block is None and not classes:
-                    raise TraceFormatError(
-                        f"not a ProGuard/R8 mapping file (line {number})",
-                        expected="'original.Class -> obfuscated.Class:'",
-                        found=repr(stripped[:60]),
-                    )
-                skipped.append(number)
-                continue
-            if block is not None:
-                classes.append(block.close())
-            block = _Block(m.group(1), m.group(2))
-            continue
-        if block is None:
-            raise TraceFormatError(
-                f"not a ProGuard/R8 mapping file (line {number})",
-                expected="a class line before member lines",
-                found=repr(stripped[:60]),
-            )
-        m = _METHOD.match(stripped)
-        if m is not None:
-            block.lines.append(_method_line(block, m))
-        elif not _FIELD.match(stripped):
-            skipped.append(number)
-    if block is not None:
-        classes.append(block.close())
+    line, counted = 1, 0  # the line number at offset `counted` (counted forward only)
+    for i, m in enumerate(heads):
+        block = _Block(m.group(1), m.group(2))
+        if wanted is None or block.obfuscated in wanted:
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            line += text.count("\n", counted, m.end())
+            counted = m.end()
+            _read_members(block, text[m.end() : end], line + 1, skipped)
+        out.append(block.close())
     notes: tuple[str, ...] = ()
     if skipped:
         first = ", ".join(str(n) for n in skipped[:5])
         notes = (f"{len(skipped)} line(s) of the mapping were not understood (line {first}…)",)
-    return Mapping(tuple(classes), hashlib.sha256(raw).hexdigest(), notes)
+    digest = hashlib.sha256(raw)
+    if wanted is not None:
+        digest.update("\0".join(sorted(wanted)).encode("utf-8", "surrogateescape"))
+    return Mapping(tuple(out), digest.hexdigest(), notes)
 
 
-def _method_line(block: _Block, m: re.Match[str]) -> _Line:
-    start, end, returns, name, args, obfuscated = m.groups()
-    owner = block.original
-    if "." in name:
-        owner, _, name = name.rpartition(".")
-    arg_types = tuple(a.strip() for a in args.split(",")) if args.strip() else ()
-    method = MappedMethod(owner, name, returns, arg_types, obfuscated)
-    span = (int(start), int(end)) if start is not None else None
-    return _Line(method, span)
+def _check_preamble(text: str, end: int) -> None:
+    """Only comments and blank lines may precede the first class line."""
+    for number, line in enumerate(text[:end].splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            raise TraceFormatError(
+                f"not a ProGuard/R8 mapping file (line {number})",
+                expected="'original.Class -> obfuscated.Class:'",
+                found=repr(stripped[:60]),
+            )
+
+
+def _read_members(block: _Block, body: str, first_line: int, skipped: list[int]) -> None:
+    """The member and metadata lines of one class block (`body` starts after its line)."""
+    for number, line in enumerate(body.splitlines()[1:], first_line):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped[0] == "#":
+            _metadata(block, stripped[1:].strip())
+            continue
+        m = _METHOD.match(stripped)
+        if m is not None:
+            start, end, returns, name, args, obfuscated = m.groups()
+            owner = block.original
+            if "." in name:
+                owner, _, name = name.rpartition(".")
+            if not args:
+                arg_types: tuple[str, ...] = ()
+            elif " " in args:
+                arg_types = tuple(a.strip() for a in args.split(","))
+            else:
+                arg_types = tuple(args.split(","))
+            span = (start, end) if start is not None else None
+            block.lines.append(
+                [owner, name, returns, arg_types, obfuscated, None, False, False, span]
+            )
+        elif not _FIELD.match(stripped) or not line[:1].isspace():
+            skipped.append(number)
 
 
 def _metadata(block: _Block, text: str) -> None:
@@ -160,15 +169,10 @@ def _metadata(block: _Block, text: str) -> None:
         if on_class:
             block.synthesized = True
         else:
-            _update_last(block, synthesized=True)
+            block.lines[-1][6] = True
     elif kind == _R8 + "residualsignature" and not on_class:
         sig = info.get("signature")
         if isinstance(sig, str):
-            _update_last(block, residual=sig)
+            block.lines[-1][5] = sig
     elif kind == _R8 + "outline" and not on_class:
-        _update_last(block, outline=True)
-
-
-def _update_last(block: _Block, **changes: object) -> None:
-    last = block.lines[-1]
-    block.lines[-1] = _Line(replace(last.method, **changes), last.range)  # type: ignore[arg-type]
+        block.lines[-1][7] = True
