@@ -257,3 +257,16 @@ def test_every_cut_of_a_small_dump() -> None:
         trace.validate()
         assert trace.diagnostics[0].code == "long-running-methods-only"
         assert len(trace.diagnostics) > 1, cut  # the cut is always said
+
+
+def test_commands_read_a_dump(
+    generated: tuple[Trace, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from traceview.cli import main as cli_main
+
+    path = tmp_path / "dump.bin"
+    path.write_bytes(generated[1])
+    for argv in (["info", "--json"], ["stats", "--json"], ["tree"], ["-r"]):
+        assert cli_main([argv[0], str(path), *argv[1:]]) == 0
+    out = capsys.readouterr().out
+    assert '"code": "long-running-methods-only"' in out and '"variant": "low-overhead"' in out
