@@ -152,3 +152,25 @@ def test_minified_corpus_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert both in by_name  # one obfuscated method, two originals: both shown
     assert "kotlinx.coroutines.DispatchedTask.run" in by_name
     assert "specto.core.internal.plugins.EntryPlugin.inlinedThing" not in by_name
+
+
+def test_diff_of_two_release_builds_matches_after_deobfuscation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each build has its own mapping: with both, no method is new or gone."""
+    trace = generate(records=3000, threads=2, seed=3)
+    for prefix in ("x", "y"):
+        obf, text = obfuscate(trace, prefix)
+        write(obf, tmp_path / f"{prefix}.trace", variant="regular")
+        (tmp_path / f"{prefix}.txt").write_text(text)
+    x, y = str(tmp_path / "x.trace"), str(tmp_path / "y.trace")
+
+    def statuses(*extra: str) -> dict[str, int]:
+        code = cli_main(["diff", x, "--vs", y, "--json", *extra])
+        assert code in (0, 1)
+        return json.loads(capsys.readouterr().out)["counts"]
+
+    raw = statuses()
+    assert raw.get("new") and raw.get("gone")
+    mapped = statuses("--mapping", str(tmp_path / "x.txt"), "--vs-mapping", str(tmp_path / "y.txt"))
+    assert not mapped.get("new") and not mapped.get("gone")
