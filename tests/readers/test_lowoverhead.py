@@ -270,3 +270,13 @@ def test_commands_read_a_dump(
         assert cli_main([argv[0], str(path), *argv[1:]]) == 0
     out = capsys.readouterr().out
     assert '"code": "long-running-methods-only"' in out and '"variant": "low-overhead"' in out
+
+
+def test_empty_blocks_first() -> None:
+    """A thread with nothing long running dumps an empty block (n = 0, size 0)."""
+    empty = struct.pack("<BI", 2, 9) + bytes(3) + struct.pack("<I", 0)
+    data = empty + empty + block(42, [(10, False, RUN), (30, True, 0)]) + INFOS
+    assert sniff(data)
+    trace = load(data)
+    trace.validate()
+    assert list(trace.threads.id) == [9, 42] and len(trace.events) == 2

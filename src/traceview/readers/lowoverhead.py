@@ -53,16 +53,20 @@ U64 = npt.NDArray[np.uint64]
 
 def sniff(head: bytes) -> bool:
     """True when `head` starts like a low-overhead dump: an entry block whose sizes fit, or a
-    method info whose text is tab separated."""
-    if len(head) >= BLOCK_HEADER and head[0] == ENTRIES:
-        n = int.from_bytes(head[5:8], "little")
-        (size,) = struct.unpack_from("<I", head, 8)
-        return n > 0 and n <= size <= 20 * n
-    if len(head) >= METHOD_HEADER and head[0] == METHOD_INFO:
-        (length,) = struct.unpack_from("<H", head, 9)
-        text = head[METHOD_HEADER : METHOD_HEADER + length]
+    method info whose text is tab separated (empty blocks, which a thread with nothing long
+    running dumps, are skipped)."""
+    pos = 0
+    while len(head) >= pos + BLOCK_HEADER and head[pos] == ENTRIES:
+        n = int.from_bytes(head[pos + 5 : pos + 8], "little")
+        (size,) = struct.unpack_from("<I", head, pos + 8)
+        if n or size:
+            return 0 < n <= size <= 20 * n
+        pos += BLOCK_HEADER
+    if len(head) >= pos + METHOD_HEADER and head[pos] == METHOD_INFO:
+        (length,) = struct.unpack_from("<H", head, pos + 9)
+        text = head[pos + METHOD_HEADER : pos + METHOD_HEADER + length]
         return length > 0 and text.count(b"\t") >= 2
-    return False
+    return pos > 0 and pos >= len(head)
 
 
 @dataclass
