@@ -60,7 +60,7 @@ def sniff(head: bytes) -> bool:
         n = int.from_bytes(head[pos + 5 : pos + 8], "little")
         (size,) = struct.unpack_from("<I", head, pos + 8)
         if n or size:
-            return 0 < n <= size <= 20 * n
+            return 0 < n <= int(size) <= 20 * n
         pos += BLOCK_HEADER
     if len(head) >= pos + METHOD_HEADER and head[pos] == METHOD_INFO:
         (length,) = struct.unpack_from("<H", head, pos + 9)
