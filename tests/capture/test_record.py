@@ -179,3 +179,32 @@ def test_ctrl_c_stops_the_profiler_and_keeps_the_trace(tmp_path: Path, served: P
     assert f"am profile stop {PKG}" in fake.shell_commands()
     assert "stopping early" in stderr
     assert load(out).header.variant == "streaming" and "recorded" in stdout
+
+
+def test_until_enter_then_open_with_mapping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --duration: Enter stops; --mapping names the summary; --open hands over to view."""
+    import io
+
+    from support.obfuscate import obfuscate
+    from traceview.cli import view
+
+    obf, text = obfuscate(generate(3000, threads=2, seed=9), "q")
+    served = tmp_path / "obf.trace"
+    write(obf, served)
+    mapping = tmp_path / "mapping.txt"
+    mapping.write_text(text)
+    fake = install(tmp_path, monkeypatch, trace=str(served))
+    opened: list[list[str]] = []
+    monkeypatch.setattr(view, "main", lambda argv: opened.append(argv) or 0)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    out = tmp_path / "out.trace"
+    argv = ["record", PKG, "-o", str(out), "--open", "--mapping", str(mapping)]
+    assert cli_main(argv) == 0
+    assert opened == [[str(out), "--mapping", str(mapping)]]
+    assert f"am profile stop {PKG}" in fake.shell_commands()
+    captured = capsys.readouterr()
+    assert "press Enter to stop" in captured.err
+    top = captured.out.split("top methods")[1]
+    assert " q.c" not in top and "ms" in top
