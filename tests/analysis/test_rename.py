@@ -4,6 +4,8 @@ when several fit; the obfuscated label kept."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from traceview.analysis.rename import MappingRename, descriptor
 from traceview.model import MethodTable
@@ -86,3 +88,55 @@ def test_equal_mappings_are_equal_renamings() -> None:
 def test_descriptor() -> None:
     assert descriptor(["int", "java.lang.String[][]"], "void") == "(I[[Ljava/lang/String;)V"
     assert descriptor([], "a.B", {"a.B": "c"}) == "()Lc;"
+
+
+JAVA = ["int", "long", "boolean", "java.lang.String", "int[]"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),  # class
+            st.sampled_from(["run", "get", "apply", "<init>"]),
+            st.lists(st.integers(0, len(JAVA) + 5), max_size=3).map(tuple),  # >= len: a class
+        ),
+        min_size=1,
+        max_size=25,
+        unique=True,
+    )
+)
+def test_renaming_undoes_any_obfuscation(methods: list[tuple[int, str, tuple[int, ...]]]) -> None:
+    """Classes `com.app.K{i}` become `a{i}`, each (class, name) a short name shared by its
+    overloads, argument types obfuscated too: the renamed labels are the originals."""
+
+    def java(t: int) -> str:
+        return JAVA[t] if t < len(JAVA) else f"com.app.K{t - len(JAVA)}"
+
+    lines: dict[int, list[str]] = {}
+    short: dict[tuple[int, str], str] = {}
+    rows = []
+    for k, name, args in methods:
+        obf = name if name == "<init>" else short.setdefault((k, name), f"m{len(short)}")
+        types = [java(a) for a in args]
+        lines.setdefault(k, []).append(f"    void {name}({','.join(types)}) -> {obf}")
+        classes = {f"com.app.K{i}": f"a{i}" for i in range(6)}
+        rows.append(
+            (
+                (f"com.app.K{k}", name, descriptor(types, "void")),
+                (f"a{k}", obf, descriptor(types, "void", classes)),
+            )
+        )
+    text = "".join(  # every class has its line, as R8 writes them
+        f"com.app.K{k} -> a{k}:\n" + "".join(x + "\n" for x in lines.get(k, [])) for k in range(6)
+    )
+    me = MappingRename(parse_mapping(text)).methods(table([obf for _, obf in rows]))
+    want = table([orig for orig, _ in rows])
+    assert [me.label(i) for i in range(len(me))] == [want.label(i) for i in range(len(want))]
+
+
+def test_a_signature_no_candidate_has_shows_the_name_once() -> None:
+    """Two overloads of one name, a traced signature matching neither (a stale mapping):
+    the name is shown once, the signature as traced with its types mapped."""
+    me = renamed([("a.a", "a", "(J)V")])
+    assert me.label(0) == "com.example.Foo.run (J)V"

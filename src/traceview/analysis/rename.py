@@ -124,12 +124,14 @@ class MappingRename:
             found = self.candidates(cls, name, sig) if methods.declared[row] else []
             if found:
                 original = new_cls.replace("/", ".")
+                # overloads the signature could not tell apart share a name: show it once
+                shown = list(dict.fromkeys((m.owner, m.name) for m in found))
                 new_name = " | ".join(
-                    m.name if (i == 0 and m.owner == original) else f"{m.owner}.{m.name}"
-                    for i, m in enumerate(found)
+                    n if (i == 0 and owner == original) else f"{owner}.{n}"
+                    for i, (owner, n) in enumerate(shown)
                 )
-                if len(found) == 1 and found[0].owner != original:
-                    new_cls, new_name = _in_form(found[0].owner, cls), found[0].name
+                if len(shown) == 1 and shown[0][0] != original:
+                    new_cls, new_name = _in_form(shown[0][0], cls), shown[0][1]
                 if len({descriptor(m.args, m.returns) for m in found}) == 1:
                     new_sig = descriptor(found[0].args, found[0].returns)
             mapped = by_class.get(new_cls.replace("/", "."))
