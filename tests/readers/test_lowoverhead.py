@@ -266,10 +266,11 @@ def test_commands_read_a_dump(
 
     path = tmp_path / "dump.bin"
     path.write_bytes(generated[1])
-    for argv in (["info", "--json"], ["stats", "--json"], ["tree"], ["-r"]):
+    for argv in (["info"], ["info", "--json"], ["stats", "--json"], ["tree"], ["-r"]):
         assert cli_main([argv[0], str(path), *argv[1:]]) == 0
     out = capsys.readouterr().out
     assert '"code": "long-running-methods-only"' in out and '"variant": "low-overhead"' in out
+    assert "variant     low-overhead (long-running methods dump)" in out
 
 
 def test_empty_blocks_first() -> None:
