@@ -349,8 +349,10 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
     block_row = rank[np.searchsorted(unique, tids)]
     thread_row = block_row[ev.block] if len(ev.block) else ev.block
     # A thread's blocks in time order (a dump to a file writes the last blocks first).
+    # Events are grouped by block in file order, each block's first event its earliest.
     block_first = np.full(len(walk.spans), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(block_first, ev.block, ev.time)
+    starts = np.flatnonzero(np.r_[len(ev.block) > 0, ev.block[1:] != ev.block[:-1]])
+    block_first[ev.block[starts]] = ev.time[starts]
     order = np.lexsort((np.arange(len(ev.time)), block_first[ev.block], thread_row))
     thread_row, time = thread_row[order], ev.time[order]
     is_exit, method_id = ev.exit[order], ev.method_id[order]
