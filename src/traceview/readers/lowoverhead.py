@@ -14,7 +14,7 @@ stack when tracing began are entered at that moment, but a stack deeper than the
 half is cut, and a thread's blocks may be flushed out of order, so exits without entries are
 expected. Times are on the wall clock (CLOCK_MONOTONIC ns), made relative to the first event.
 
-Decoding is vectorised: the LEBs of all blocks are decoded at once (`_leb128.decode`), and
+Decoding is vectorised: the LEBs of all blocks are decoded at once (`v2/leb128.decode`), and
 which LEB is a time and which a method — a running parity, since only entries are followed by
 a method — comes from a prefix scan over per-LEB state transitions, never a per-event loop.
 """

@@ -4,7 +4,8 @@ Only the bytes decide (never the file name). Every variant module answers `sniff
 `choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
 file mode starts with summary text). Recognised non-ART formats (simpleperf, Perfetto,
 systrace/atrace, Chrome JSON, an Android 16 low-overhead dump whose first block does not
-read) raise `NotATraceError` naming them; anything else names its first bytes and the variants tried.
+read) raise `NotATraceError` naming them; anything else names its first bytes and the
+variants tried.
 """
 
 from __future__ import annotations
