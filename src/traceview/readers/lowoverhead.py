@@ -30,13 +30,12 @@ import numpy.typing as npt
 from traceview.model import (
     Diagnostic,
     EventTable,
-    Header,
     MethodTable,
-    ThreadTable,
     Trace,
     TraceFormatError,
     thread_index_dtype,
 )
+from traceview.readers.assemble import About, MethodFields, assemble, method_table, thread_table
 from traceview.readers.source import Source
 from traceview.readers.v2.leb128 import decode, segmented_cumsum
 
@@ -260,36 +259,29 @@ def _decode(data: bytes | memoryview, walk: _Walk) -> _Events:
     )
 
 
-def _methods(walk: _Walk, used: U64) -> tuple[MethodTable, U64]:
-    """The method table (declared infos, then rows for ids used but never declared) and its
-    sorted ids."""
-    info: dict[int, tuple[str, str, str, str]] = {}
+def _methods(walk: _Walk, used: U64) -> MethodTable:
+    """The method table: declared infos (the first of a repeated id), then a `(0x…)` row per
+    id used but never declared."""
+    fields, declared, seen = MethodFields(), [], set()
     for ident, raw in zip(walk.method_ids, walk.method_texts, strict=True):
+        if ident in seen:
+            continue
+        seen.add(ident)
         parts = raw.decode("utf-8", "surrogateescape").rstrip("\n").split("\t")
         parts += [""] * (4 - len(parts))
-        info.setdefault(ident, (parts[0], parts[1], parts[2], parts[3]))
-    ids = sorted(set(info) | {int(x) for x in np.unique(used)})
-    rows = [info.get(i, (f"(0x{i:x})", "", "", "")) for i in ids]
-    table = MethodTable(
-        id=np.array(ids, dtype=np.uint64),
-        class_name=tuple(r[0] for r in rows),
-        name=tuple(r[1] for r in rows),
-        signature=tuple(r[2] for r in rows),
-        source_file=tuple(r[3] for r in rows),
-        line=np.full(len(ids), -1, dtype=np.int32),
-        declared=np.array([i in info for i in ids], dtype=bool),
-    )
-    missing = len(ids) - len(info) if ids else 0
-    if missing > 0:
+        fields.add(parts[0], parts[1], parts[2], parts[3], -1)
+        declared.append(ident)
+    unknown = np.setdiff1d(np.unique(used), np.array(declared, dtype=np.uint64))
+    if len(unknown):
         walk.diags.append(
             Diagnostic(
                 "unknown-method",
-                f"{missing} method id(s) are used by events but have no method info "
+                f"{len(unknown)} method id(s) are used by events but have no method info "
                 "(a dump cut before its method records)",
-                count=missing,
+                count=len(unknown),
             )
         )
-    return table, table.id
+    return method_table(declared, fields, unknown)
 
 
 def _pair_exits(thread: I64, is_exit: npt.NDArray[np.bool_]) -> I64:
@@ -335,15 +327,13 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
             expected="an entry block with its events",
             found="; ".join(d.message for d in walk.diags) or "empty blocks",
         )
-    methods, ids = _methods(walk, ev.method_id[~ev.exit])
+    methods = _methods(walk, ev.method_id[~ev.exit])
     # Threads in order of first appearance (blocks, then thread infos of threads without any).
     tids = np.array(walk.tids, dtype=np.int64)
     seen = np.r_[tids, np.array(list(walk.thread_names), dtype=np.int64)]
     unique, first_at = np.unique(seen, return_index=True)
     thread_ids = seen[np.sort(first_at)]
-    threads = ThreadTable(
-        id=thread_ids, name=tuple(walk.thread_names.get(int(t)) for t in thread_ids)
-    )
+    threads = thread_table(thread_ids.tolist(), [walk.thread_names.get(int(t)) for t in thread_ids])
     rank = np.empty(len(unique), dtype=np.int64)
     rank[np.argsort(first_at)] = np.arange(len(unique))
     block_row = rank[np.searchsorted(unique, tids)]
@@ -367,7 +357,11 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
             )
         )
         time = _running_max(time, thread_row)
-    method = np.searchsorted(ids, method_id).astype(np.int32)
+    sorter = np.argsort(methods.id)
+    found = np.searchsorted(methods.id, method_id, sorter=sorter)
+    method = np.zeros(len(method_id), dtype=np.int32)  # exits: set below
+    if len(sorter):
+        method = sorter[np.minimum(found, len(sorter) - 1)].astype(np.int32)
     match = _pair_exits(thread_row.astype(np.int64), is_exit)
     closed = match >= 0
     method[closed] = method[match[closed]]
@@ -402,7 +396,7 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
         cpu=None,
         wall=(time - origin).astype(np.int64),
     )
-    header = Header(
+    about = About(
         variant="low-overhead",
         version=0,
         clock="wall",
@@ -410,7 +404,7 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
         elapsed_ns=int(time.max()) - origin if len(time) else 0,
         entry_format="long-running",
     )
-    return Trace(header, threads, methods, events, walk.diags, source)
+    return assemble(about, threads, methods, events, walk.diags, source)
 
 
 def _running_max(time: I64, thread: npt.NDArray[np.integer]) -> I64:
