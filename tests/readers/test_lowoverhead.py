@@ -281,3 +281,18 @@ def test_empty_blocks_first() -> None:
     trace = load(data)
     trace.validate()
     assert list(trace.threads.id) == [9, 42] and len(trace.events) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(1, 30))
+def test_any_bytes_after_a_plausible_header(tail: bytes, n: int) -> None:
+    """Hostile input: a trace that validates, or one TraceError line; never anything else."""
+    from traceview.model import TraceError
+
+    data = struct.pack("<BI", 2, 5) + n.to_bytes(3, "little") + struct.pack("<I", 2 * n) + tail
+    try:
+        trace = load(data)
+    except TraceError as exc:
+        assert "\n" not in str(exc)
+        return
+    trace.validate()
