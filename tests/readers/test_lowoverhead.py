@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from traceview.analysis import Session
@@ -285,6 +285,7 @@ def test_empty_blocks_first() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.integers(1, 30))
+@example(b"\x01\x01\x7f", 2)  # a method id of 2^64 - 1 and an orphan exit
 def test_any_bytes_after_a_plausible_header(tail: bytes, n: int) -> None:
     """Hostile input: a trace that validates, or one TraceError line; never anything else."""
     from traceview.model import TraceError

@@ -417,9 +417,22 @@ def _running_max(time: I64, thread: npt.NDArray[np.integer]) -> I64:
     return out
 
 
+def _free_id(ids: U64) -> int:
+    """An id no row has: above the largest, else the first gap (ids are any u64 values)."""
+    if not len(ids):
+        return 1
+    ordered = np.sort(ids)
+    if int(ordered[-1]) < (1 << 64) - 1:
+        return int(ordered[-1]) + 1
+    if int(ordered[0]) > 0:
+        return 0
+    gaps = np.flatnonzero(np.diff(ordered) > 1)
+    return int(ordered[gaps[0]]) + 1  # 2^64 ids would not fit in memory: a gap exists
+
+
 def _with_unknown(methods: MethodTable) -> MethodTable:
     """The table plus one undeclared row standing for the methods of orphan exits."""
-    new_id = int(methods.id.max()) + 1 if len(methods) else 1
+    new_id = _free_id(methods.id)
     return MethodTable(
         id=np.r_[methods.id, np.uint64(new_id)].astype(np.uint64),
         class_name=(*methods.class_name, UNKNOWN_METHOD),
