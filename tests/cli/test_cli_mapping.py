@@ -174,3 +174,14 @@ def test_diff_of_two_release_builds_matches_after_deobfuscation(
     assert raw.get("new") and raw.get("gone")
     mapped = statuses("--mapping", str(tmp_path / "x.txt"), "--vs-mapping", str(tmp_path / "y.txt"))
     assert not mapped.get("new") and not mapped.get("gone")
+
+
+def test_dmtracedump_shows_the_originals(
+    pair: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, hidden, mapping = pair
+    for extra in ([], ["-o"]):
+        want = run(["dmtracedump", str(plain), *extra], capsys)
+        got = run(["dmtracedump", str(hidden), *extra, "--mapping", str(mapping)], capsys)
+        assert got == want
+        assert "z.c" in run(["dmtracedump", str(hidden), *extra], capsys)
