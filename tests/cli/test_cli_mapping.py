@@ -185,3 +185,13 @@ def test_dmtracedump_shows_the_originals(
         got = run(["dmtracedump", str(hidden), *extra, "--mapping", str(mapping)], capsys)
         assert got == want
         assert "z.c" in run(["dmtracedump", str(hidden), *extra], capsys)
+
+
+def test_export_shows_the_originals(
+    pair: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, hidden, mapping = pair
+    want, got = tmp_path / "plain.folded", tmp_path / "mapped.folded"
+    run(["export", str(plain), "-o", str(want)], capsys)
+    run(["export", str(hidden), "--mapping", str(mapping), "-o", str(got)], capsys)
+    assert got.read_text() == want.read_text()
