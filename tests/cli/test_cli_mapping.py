@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from support.browserkit import report_answers
 from support.corpus import corpus_path
 from support.obfuscate import obfuscate
 from traceview.analysis import Session
@@ -96,7 +97,10 @@ def test_info_report_and_viewer_take_it(
     run(["info", str(hidden), "--mapping", str(mapping)], capsys)
     page = tmp_path / "r.html"
     run(["report", str(hidden), "--mapping", str(mapping), "-o", str(page)], capsys)
-    assert "obfuscated" in page.read_text()
+    answers = report_answers(page.read_text())
+    methods = next(v for k, v in answers.items() if k.startswith("/api/methods"))
+    assert any(x.startswith("z.c") for x in methods["obfuscated"])
+    assert not any(x.startswith("z.c") for x in methods["label"])
     session = Session(__import__("traceview.readers", fromlist=["load"]).load(hidden))
     rename = MappingRename(read_mapping(mapping))
     answer = methods_answer(session, session.query(rename=rename))
