@@ -142,7 +142,7 @@ def test_streaming_packets_cut_short() -> None:
         (b"<!DOCTYPE html>\n<html>", "HTML"),
         (b'  {"traceEvents": []}', "JSON"),
         (b"[{}]", "JSON"),
-        (b"\x02\x01\x00\x00\x00\x03\x00\x00\x10\x00\x00\x00", "Android 16"),
+        (b"\x02\x01\x00\x00\x00\x03\x00\x00\xff\x00\x00\x00", "Android 16"),
         (b"\x7fELF\x02\x01\x01", "first bytes are 7f 45 4c 46"),
     ],
 )

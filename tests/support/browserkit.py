@@ -83,14 +83,15 @@ class Viewer:
         self.thread.join(timeout=10)
 
 
-def serve(trace_path: Path) -> Viewer:
-    """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port."""
+def serve(trace_path: Path, rename: Any = None) -> Viewer:
+    """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port;
+    `rename` is the app's default renaming (`traceview view --mapping`)."""
     import uvicorn
 
     from traceview.analysis.session import Session
     from traceview.web.app import create_app
 
-    app = create_app(Session(traceview.load(str(trace_path))))
+    app = create_app(Session(traceview.load(str(trace_path))), rename=rename)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -105,9 +106,9 @@ def serve(trace_path: Path) -> Viewer:
 
 
 @contextlib.contextmanager
-def serving(trace_path: Path) -> Iterator[Viewer]:
+def serving(trace_path: Path, rename: Any = None) -> Iterator[Viewer]:
     """`serve()` as a context manager."""
-    viewer = serve(trace_path)
+    viewer = serve(trace_path, rename)
     try:
         yield viewer
     finally:

@@ -32,7 +32,7 @@ from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile
 from traceview.analysis.query import Query
 from traceview.analysis.session import Session
-from traceview.model import EventTable, Trace
+from traceview.model import EventTable, MethodTable, Trace
 
 I64 = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -142,7 +142,8 @@ def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
                     "calls are not closed (dmtracedump's behaviour; --policy traceview counts "
                     "them)"
                 )
-    return _assemble(base, prof, clock, spans, policy, emulate, orphans, notes)
+    shown = session.methods(q)  # renamed when the query deobfuscates (--mapping)
+    return _assemble(base, prof, clock, spans, policy, emulate, orphans, notes, shown)
 
 
 def _profile(session: Session, q: Query) -> Profile:
@@ -163,6 +164,7 @@ def _assemble(
     emulate: bool,
     orphans: tuple[I64, I64, I64, I64] | None,
     notes: list[str],
+    shown: MethodTable | None = None,
 ) -> LegacyProfile:
     methods = trace.methods
     n = len(methods)
@@ -223,7 +225,7 @@ def _assemble(
     incl[TOPLEVEL] = total
     calls[TOPLEVEL] = rec[TOPLEVEL] = 0
     edges = _merge_edges(ep, ec, epr, ecr, et, en, size)
-    names = legacy_names(trace)
+    names = legacy_names(trace, shown)
     return LegacyProfile(
         clock=clock,
         policy=policy,
@@ -278,12 +280,15 @@ def _merge_edges(
     return pc // size, pc % size, prec, crec, time, calls
 
 
-def legacy_names(trace: Trace) -> tuple[list[bytes], list[bytes | None], list[bytes]]:
+def legacy_names(
+    trace: Trace, shown: MethodTable | None = None
+) -> tuple[list[bytes], list[bytes | None], list[bytes]]:
     """Class, method name (None for a pseudo-method) and signature as dmtracedump splits a
     key line. ART writes 5 fields (no line number, a missing source file as `(null)`), which
     leaves `\tfile` glued to the signature; Dalvik's 6 fields do not. The model keeps no
-    field count, so a method of an ART trace without a line number counts as 5 fields."""
-    m = trace.methods
+    field count, so a method of an ART trace without a line number counts as 5 fields.
+    `shown`: the names to print (the session's renamed table), default the trace's."""
+    m = trace.methods if shown is None else shown
     art = (trace.header.vm or "").lower() == "art"
     classes: list[bytes] = [b"(toplevel)", b"(unknown)"]
     names: list[bytes | None] = [None, None]

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
     "sql": "run SQL (DuckDB) over the calls, methods, threads and edges of one or many traces",
     "serve": "run a trace service: upload traces, share a viewer page for each",
+    "record": "record a trace of an app over adb, pull it, check it, summarise it",
 }
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer

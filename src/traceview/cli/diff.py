@@ -51,6 +51,12 @@ def parser() -> argparse.ArgumentParser:
     )
     options.add_selection(p)
     options.add_loading(p)
+    p.add_argument(
+        "--vs-mapping",
+        metavar="FILE",
+        help="the candidates' mapping.txt when their build differs (--mapping: the baselines'; "
+        "default: --mapping for both)",
+    )
     g = p.add_argument_group("thresholds")
     g.add_argument(
         "--fail-above",
@@ -119,6 +125,8 @@ def main(argv: list[str]) -> int:
     base = [_summarise(args.baseline[0], first, args)]
     del first  # each trace is let go once summarised: many large runs fit in memory
     base += [_run(path, args) for path in args.baseline[1:]]
+    if args.vs_mapping is not None:  # another build: its own names (a.b.c may now be a.b.d)
+        args = argparse.Namespace(**{**vars(args), "mapping": args.vs_mapping})
     cand = [_run(path, args) for path in args.vs]
     try:
         result = diff(base, cand, thresholds)

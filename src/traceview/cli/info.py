@@ -14,9 +14,10 @@ def main(argv: list[str]) -> int:
     """Run `traceview info`."""
     parser = argparse.ArgumentParser(prog="traceview info", description=__doc__)
     options.add_trace(parser)
+    options.add_mapping(parser)
     options.add_output(parser)
     args = parser.parse_args(argv)
     session = options.open_trace(args.trace, args)
-    view = View(session, session.query())
+    view = View(session, session.query(rename=options.rename(args.mapping, session)))
     options.write(get("info-json" if args.json else "info"), view, args.output)
     return 0

@@ -1,7 +1,7 @@
 """The options every command shares, defined once: the trace, the selection (`--thread`,
-`--clock`, `--from`/`--to`, `--my-code`), the output (`--json`, `-o`), plus the one function
-that opens a trace for every command and the one that turns the parsed selection into a
-`Query`.
+`--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the
+one function that opens a trace for every command and the one that turns the parsed selection
+into a `Query`.
 
 Errors a user can cause raise `CliError` (one line; `cli/__init__.py` prints it and exits 2).
 """
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from traceview.analysis.query import Query
+from traceview.analysis.query import Query, Rename
 from traceview.analysis.query import duration_ns as parse_duration
 from traceview.analysis.session import Session
 from traceview.analysis.threads import UnknownThread
@@ -76,7 +76,8 @@ def add_loading(parser: argparse.ArgumentParser) -> None:
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
-    """--thread, --clock, --from, --to, --my-code: the selection every numbers command takes."""
+    """--thread, --clock, --from, --to, --my-code, --mapping: the selection every numbers
+    command takes."""
     g = parser.add_argument_group("selection")
     g.add_argument(
         "--thread",
@@ -95,6 +96,16 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         action="extend",
         metavar="PREFIX",
         help="keep only frames of these packages (others fold into their caller)",
+    )
+    add_mapping(g)
+
+
+def add_mapping(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--mapping FILE (part of the selection; alone for commands without one, e.g. info)."""
+    parser.add_argument(
+        "--mapping",
+        metavar="FILE",
+        help="ProGuard/R8 mapping.txt: show original class and method names",
     )
 
 
@@ -153,9 +164,34 @@ def query(args: argparse.Namespace, session: Session, default_main: bool = False
             clock=getattr(args, "clock", None),
             time_range=session.time_range(start, stop),
             my_code=getattr(args, "my_code", None),
+            rename=rename(getattr(args, "mapping", None), session),
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
+
+
+def rename(mapping: str | None, session: Session | None = None) -> Rename | None:
+    """The renaming of a `--mapping` file, or None without one; notes on skipped lines go to
+    stderr. With `session`, only the trace's classes get their members read (a large app's
+    mapping has tens of thousands of classes; a trace names a few hundred)."""
+    if mapping is None:
+        return None
+    from traceview.analysis.rename import MappingRename
+    from traceview.model import TraceFormatError
+    from traceview.readers.mapping import read_mapping
+
+    try:
+        classes = None
+        if session is not None:
+            classes = {c.replace("/", ".") for c in session.trace.methods.class_name}
+        parsed = read_mapping(mapping, classes)
+    except OSError as exc:
+        raise CliError(f"--mapping {printable(mapping)}: {exc.strerror or exc}") from None
+    except TraceFormatError as exc:
+        raise CliError(printable(str(exc))) from None
+    for note in parsed.notes:
+        print(f"traceview: note: {printable(mapping)}: {note}", file=sys.stderr)
+    return MappingRename(parsed)
 
 
 @contextmanager

@@ -22,6 +22,7 @@ def parser() -> argparse.ArgumentParser:
         description="Write the viewer as one self-contained HTML file (works offline).",
     )
     options.add_trace(p)
+    options.add_mapping(p)
     p.add_argument("-o", "--output", help="output file (default: TRACE name + .html)")
     p.add_argument(
         "--budget-mb",
@@ -38,7 +39,12 @@ def main(argv: list[str]) -> int:
     out = args.output or Path(args.trace).name + ".html"
     session = options.open_trace(args.trace, args)
     budget = int(max(args.budget_mb, 0) * (1 << 20))
-    options.write(get("report"), View(session, session.query()), out, Options(budget_bytes=budget))
+    options.write(
+        get("report"),
+        View(session, session.query(rename=options.rename(args.mapping, session))),
+        out,
+        Options(budget_bytes=budget),
+    )
     if out != "-":
         size = Path(out).stat().st_size
         print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")

@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
         prog="traceview view", description="Open a method trace in the local web viewer."
     )
     options.add_trace(p)
+    options.add_mapping(p)
     p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument(
@@ -127,11 +128,14 @@ def main(argv: list[str]) -> int:
     import uvicorn
 
     err = Console(stderr=True)
+    rename = options.rename(args.mapping)
     session = load_with_progress(args.trace, err, args)
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     url = url_for(args.host, port)
-    app = create_app(session, allowed_hosts=allowed_hosts(args.host, args.allow_host))
+    app = create_app(
+        session, allowed_hosts=allowed_hosts(args.host, args.allow_host), rename=rename
+    )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     t = session.trace

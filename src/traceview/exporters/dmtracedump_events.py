@@ -57,7 +57,7 @@ def export_events(view: View, out: IO[bytes], options: Options) -> None:
     printed = 2 + depth + (act != 0)  # an exit's line shows the depth before it
     note = np.where(printed < 0, ord("-"), np.where(printed > MAX_DEPTH, ord("+"), ord(" ")))
     printed = np.clip(printed, 0, MAX_DEPTH)
-    classes, names, sigs = legacy_names(trace)
+    classes, names, sigs = legacy_names(trace, view.methods)
     labels = []
     declared = trace.methods.declared.tolist()
     for m, mid in enumerate(trace.methods.id.tolist()):

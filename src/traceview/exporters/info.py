@@ -83,14 +83,17 @@ def render_text(info: dict[str, object]) -> str:
     lines = [f"file        {printable(str(info['file']))}"]
     version = info["version"]
     assert isinstance(version, int)
-    lines.append(f"variant     {info['variant']} (version {version} = {version:#x})")
+    if info["variant"] == "low-overhead":  # no header, no version: the dump's mode instead
+        lines.append(f"variant     low-overhead ({info['entry_format']} methods dump)")
+    else:
+        lines.append(f"variant     {info['variant']} (version {version} = {version:#x})")
     for key in ("clock", "vm", "pid", "start_time_us", "records", "record_size", "overflow"):
         lines.append(f"{key.replace('_', ' '):<11} {printable(str(info[key]))}")
     lines.append(f"duration    {_fmt_us(info['duration_us'])}")  # type: ignore[arg-type]
     if info["sampled"]:
         interval = info["sampling_interval_us"]
         lines.append(f"sampled     yes, interval ~{interval} µs: numbers are estimates")
-    if info["entry_format"]:
+    if info["entry_format"] and info["variant"] != "low-overhead":
         lines.append(f"V2 entries  {info['entry_format']}")
     methods = info["methods"]
     assert isinstance(methods, dict)

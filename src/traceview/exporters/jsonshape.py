@@ -130,6 +130,7 @@ def methods_json(me: MethodTable, color: npt.NDArray[np.int64]) -> Json:
         "file": [visible(x) for x in me.source_file],
         "line": ints(me.line),
         "color": ints(color),
+        "obfuscated": [visible(x) for x in me.obfuscated] if me.obfuscated else [""] * n,
     }
 
 

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options, htmlpage
@@ -31,8 +32,11 @@ RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive t
 HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 
 
-def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
-    """The answers the report holds, keyed like the UI asks for them (docs/web-api.md)."""
+def precompute(
+    session: Session, budget: int = BUDGET, rename: Rename | None = None
+) -> dict[str, Any]:
+    """The answers the report holds, keyed like the UI asks for them (docs/web-api.md); names
+    renamed by `rename` (deobfuscated) when given."""
     out: dict[str, Any] = {}
 
     def put(path: str, params: dict[str, str], value: Any) -> None:
@@ -40,11 +44,11 @@ def precompute(session: Session, budget: int = BUDGET) -> dict[str, Any]:
 
     trace = answers.trace_answer(session, live=False)
     put("/api/trace", {}, trace)
-    put("/api/methods", {}, answers.methods_answer(session))
+    put("/api/methods", {}, answers.methods_answer(session, session.query(rename=rename)))
     put("/api/frames", {"budget_ms": "16"}, answers.frames_answer(session, 16.0))
     top: list[int] = []
     for clock in session.clocks:
-        q = session.query(clock=clock)
+        q = session.query(clock=clock, rename=rename)
         prof = answers.profile_answer(session, q)
         put("/api/profile", {"clock": clock}, prof)
         for kind in ("graph", "topdown", "bottomup"):
@@ -166,7 +170,7 @@ def static_dir() -> Path:
 def export(view: View, out: IO[Any], options: Options) -> None:
     """Write the report page for the view's session (the UI makes its own selections)."""
     budget = BUDGET if options.budget_bytes is None else options.budget_bytes
-    data = precompute(view.session, budget)
+    data = precompute(view.session, budget, view.query.rename)
     out.write(htmlpage.render(static_dir(), data))
 
 

@@ -51,6 +51,8 @@ def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[st
             "calls": n,
             "recursive_calls": r,
         }
+        if methods.obfuscated is not None:  # deobfuscated: the label as the file wrote it
+            item["obfuscated"] = visible(methods.obfuscated[m]) or None
         for clock in ("cpu", "wall"):
             item[f"incl_{clock}_us"] = us(prof.incl.get(clock), m)
             item[f"excl_{clock}_us"] = us(prof.excl.get(clock), m)

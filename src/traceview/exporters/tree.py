@@ -94,7 +94,10 @@ def _write_nodes(tree: CallTree, methods: MethodTable, out: IO[Any], max_depth: 
             open_depth -= 1
         if closed:  # the last node closed was this one's previous sibling
             out.write(",")
-        node: dict[str, Any] = {"method": visible(methods.label(int(tree.method[i])))}
+        m = int(tree.method[i])
+        node: dict[str, Any] = {"method": visible(methods.label(m))}
+        if methods.obfuscated is not None and m >= 0 and methods.obfuscated[m]:
+            node["obfuscated"] = visible(methods.obfuscated[m])
         node["calls"] = int(tree.calls[i])
         for c in clocks:
             node[f"incl_{c}_us"] = int(tree.incl[c][i]) / 1000

@@ -77,7 +77,9 @@ class MethodTable:
     (dotted for ART, slash form for Dalvik); `signature` is the JVM descriptor or "";
     `source_file` is "" when unknown; `line[i]` is the line number or -1. `declared[i]` is
     False for rows a reader added for ids used by records but never declared (their names
-    read `(0x…)`).
+    read `(0x…)`). `obfuscated` is None for names as the file wrote them; a renamed table
+    (deobfuscated through a mapping) holds there, per row, the label as the file wrote it, or
+    "" for rows the renaming left unchanged.
     """
 
     id: U64
@@ -87,6 +89,7 @@ class MethodTable:
     source_file: tuple[str, ...]
     line: I32
     declared: npt.NDArray[np.bool_]
+    obfuscated: tuple[str, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.id)

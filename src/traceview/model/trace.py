@@ -22,6 +22,7 @@ Variant = Literal[
     "streaming-nosummary",  # SLOW 0xF1-0xF3 without one (Android 5-7, or cut off)
     "v2",  # SLOW 4/5 (ART V2, file mode)
     "v2-streaming",  # SLOW 0xF4/0xF5
+    "low-overhead",  # Android 16 long-running-methods dump (no header)
 ]
 
 Clock = Literal["thread-cpu", "wall", "dual", "global"]

@@ -3,8 +3,9 @@
 Only the bytes decide (never the file name). Every variant module answers `sniff(head)`;
 `choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
 file mode starts with summary text). Recognised non-ART formats (simpleperf, Perfetto,
-systrace/atrace, Chrome JSON, the Android 16 long-running dump) raise `NotATraceError`
-naming them; anything else names its first bytes and the variants tried.
+systrace/atrace, Chrome JSON, an Android 16 low-overhead dump whose first block does not
+read) raise `NotATraceError` naming them; anything else names its first bytes and the
+variants tried.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import struct
 from typing import Protocol
 
 from traceview.model import NotATraceError, Trace, TraceFormatError
-from traceview.readers import v2
+from traceview.readers import lowoverhead, v2
 from traceview.readers.source import Source
 from traceview.readers.v1 import regular, split, streaming
 
@@ -34,6 +35,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     ("regular", regular),
     ("data", split),
     ("streaming", streaming),
+    ("lowoverhead", lowoverhead),
 )
 
 
@@ -101,7 +103,7 @@ def _other_format(head: bytes) -> str | None:
     if head[0] == 0x0A and _plausible_protobuf(head):
         return "a Perfetto protobuf trace (open it in Perfetto)"
     if head[0] == 0x02:
-        return "an Android 16 long-running method dump (no SLOW header); it is not a .trace file"
+        return "an Android 16 low-overhead dump whose first entry block is unreadable"
     return None
 
 

@@ -23,6 +23,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
 from traceview.exporters import viewer
 from traceview.exporters.jsonshape import encode
@@ -82,11 +83,13 @@ def create_app(
     max_upload: int = MAX_UPLOAD,
     guarded: bool = True,
     answer_bytes: int = MAX_ANSWER_BYTES,
+    rename: Rename | None = None,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
     `guarded=False` leaves out web/guard.py (for an app mounted inside one that has it, as the
-    service's viewers are); `answer_bytes`: the answer cache's budget."""
+    service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
+    deobfuscation every answer's names get (also for uploaded traces)."""
     state = _State(session, answer_bytes)
 
     def answer(
@@ -113,7 +116,7 @@ def create_app(
         return answer(request, (), lambda s, p: viewer.trace_answer(s))
 
     def api_methods(request: Request) -> Response:
-        return answer(request, (), lambda s, p: viewer.methods_answer(s))
+        return answer(request, (), lambda s, p: viewer.methods_answer(s, s.query(rename=rename)))
 
     def api_timeline(request: Request) -> Response:
         return answer(request, TILE, lambda s, p: viewer.timeline_answer(s, *tile(p)))
@@ -130,7 +133,7 @@ def create_app(
         return answer(
             request,
             params.SELECTION,
-            lambda s, p: viewer.profile_answer(s, params.query(s, p)),
+            lambda s, p: viewer.profile_answer(s, params.query(s, p, rename)),
         )
 
     def api_relations(request: Request) -> Response:
@@ -138,14 +141,16 @@ def create_app(
         return answer(
             request,
             params.SELECTION,
-            lambda s, p: viewer.relations_answer(s, method, params.query(s, p)),
+            lambda s, p: viewer.relations_answer(s, method, params.query(s, p, rename)),
         )
 
     def api_flame(request: Request) -> Response:
         return answer(
             request,
             (*params.SELECTION, "kind"),
-            lambda s, p: viewer.flame_answer(s, p.get("kind") or "graph", params.query(s, p)),
+            lambda s, p: viewer.flame_answer(
+                s, p.get("kind") or "graph", params.query(s, p, rename)
+            ),
         )
 
     def api_frames(request: Request) -> Response:

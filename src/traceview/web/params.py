@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from traceview.analysis.query import Query
+from traceview.analysis.query import Query, Rename
 from traceview.analysis.session import Session
 
 SELECTION = ("clock", "threads", "t0", "t1", "mycode")
@@ -34,8 +34,9 @@ def known(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def query(session: Session, p: Mapping[str, str]) -> Query:
-    """The selection of a request (ValueError on a bad value)."""
+def query(session: Session, p: Mapping[str, str], rename: Rename | None = None) -> Query:
+    """The selection of a request (ValueError on a bad value); `rename` is the app's
+    (a `--mapping` given to `traceview view`), not a request parameter."""
     threads = None
     if p.get("threads"):
         threads = [int(x) for x in p["threads"].split(",") if x.strip()]
@@ -45,6 +46,7 @@ def query(session: Session, p: Mapping[str, str]) -> Query:
         clock=p.get("clock") or None,
         time_range=session.time_range(t0, t1),
         my_code=p.get("mycode"),
+        rename=rename,
     )
 
 

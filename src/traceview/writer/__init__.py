@@ -1,8 +1,8 @@
 """The writer: `write(trace, out, variant=...)` turns a Trace back into any on-disk variant
 (tests, `traceview convert`, the synthetic traces of `traceview.synth`).
 
-It imports only the model. V1 variants live in `writer.v1`; ART V2 in `writer.v2`, loaded
-only when asked for.
+It imports only the model. V1 variants live in `writer.v1`; ART V2 in `writer.v2` and the
+Android 16 low-overhead dump in `writer.lowoverhead`, loaded only when asked for.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from traceview.model import Clock, Trace, Variant
 
 Style = Literal["art", "dalvik"]
 V1_VARIANTS = ("regular", "split", "data-only", "streaming", "streaming-nosummary")
-VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming")  # type: ignore[assignment]
+VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming", "low-overhead")  # type: ignore[assignment]
 
 __all__ = ["VARIANTS", "split_paths", "with_clock", "write"]
 
@@ -60,6 +60,12 @@ def write(
         raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
     if variant in ("v2", "v2-streaming"):
         return _write_v2(trace, out, variant, clock, generation)
+    if variant == "low-overhead":
+        from traceview.writer.lowoverhead import write_lowoverhead  # Android 16 dumps
+
+        with _opened(out) as (fh, paths):
+            write_lowoverhead(trace, fh)
+        return paths
     from traceview.writer import v1
 
     p = v1.plan(

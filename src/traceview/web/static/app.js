@@ -9,7 +9,7 @@ import { FrameBudget } from "./frames.js";
 import { HeaderPanel } from "./header.js";
 import { fmtDuration, plural } from "./format.js";
 import { ProfileTable } from "./profile.js";
-import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state } from "./state.js";
+import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./state.js";
 import { savedTheme, setTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
 
@@ -242,7 +242,7 @@ function renderSelection() {
   const m = state.selected;
   if (m < 0 || !state.methods || m >= state.methods.label.length) return setChildren(box);
   const name = String(state.methods.label[m]);
-  box.title = name;
+  box.title = tooltip(m);
   // the selected method's line of the current profile; while a new one loads, no old numbers
   const data = views.profile.root.classList.contains("busy") ? null : views.profile.data;
   const i = data ? data.methods.method.indexOf(m) : -1;

@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, setChildren } from "./dom.js";
 import { fmtDuration, plural } from "./format.js";
-import { label, state } from "./state.js";
+import { label, obfuscatedLine, state } from "./state.js";
 
 /** Fill `tl.tip` for a hovered strip: what the tile knows, then /api/call/{row} (both clocks). */
 export function fillCallTip(tl, hit) {
@@ -22,6 +22,7 @@ export function fillCallTip(tl, hit) {
   setChildren(
     tl.tip,
     el("div", { class: "tip-title" }, label(hit.method)),
+    ...obfuscatedLine(hit.method),
     el("div", null, "start " + fmtDuration(hit.start - base) + " · duration " + fmtDuration(hit.end - hit.start)),
     lines,
   );

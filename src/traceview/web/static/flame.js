@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, note, setChildren, sizedContext } from "./dom.js";
 import { fmtDuration, fmtPct } from "./format.js";
-import { isMatch, label, methodColor, on, queryParams, select, shortName, state } from "./state.js";
+import { isMatch, label, methodColor, obfuscatedLine, on, queryParams, select, shortName, state } from "./state.js";
 import { colors, faded, textColorOn } from "./theme.js";
 
 const FRAME_H = 17;
@@ -189,6 +189,7 @@ export class FlameGraph {
     setChildren(
       this.tip,
       el("div", { class: "tip-title" }, label(N.method[n])),
+      ...obfuscatedLine(N.method[n]),
       el("div", null, "total " + fmtDuration(N.width[n]) + " (" + fmtPct(N.width[n], this.data.total) + ") " + clock),
       el("div", null, "self " + fmtDuration(N.self[n]) + " · calls " + N.calls[n]),
     );

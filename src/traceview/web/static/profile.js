@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, marked, setChildren, visibleBand } from "./dom.js";
 import { fmtCount, fmtMs, fmtPct } from "./format.js";
-import { emit, isMatch, label, methodColor, on, queryParams, select, state } from "./state.js";
+import { emit, isMatch, label, methodColor, on, queryParams, select, state, tooltip } from "./state.js";
 
 const ROW_H = 20;
 const GROUPS = [
@@ -235,7 +235,7 @@ export class ProfileTable {
       const can = open || api.has("/api/relations/" + m, queryParams());
       const name = el(
         "div",
-        { class: "pt-name", title: label(m) },
+        { class: "pt-name", title: tooltip(m) },
         el("span", { class: "twisty" + (can ? "" : " leaf"), title: can ? "Parents and children" : "Not in this report: open the trace with `traceview FILE`", onclick: (e) => (e.stopPropagation(), can && this.toggle(m)) }, can ? (open ? "▾" : "▸") : "·"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
@@ -262,7 +262,7 @@ export class ProfileTable {
     else {
       name = el(
         "div",
-        { class: "pt-name rel", title: label(r.method) },
+        { class: "pt-name rel", title: tooltip(r.method) },
         el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
         el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
         el("span", { class: "lbl" }, marked(label(r.method), state.search)),

@@ -1,6 +1,8 @@
 // Shared viewer state (trace, selection, time range, clock, threads, my-code, search) and a
 // tiny event bus: views subscribe to the events they repaint on.
 
+import { el } from "./dom.js";
+
 const listeners = new Map();
 
 export const state = {
@@ -153,4 +155,22 @@ export function shortName(method) {
 
 export function label(method) {
   return state.methods && method >= 0 ? String(state.methods.label[method]) : "";
+}
+
+// The name as the trace wrote it, when a mapping renamed it (--mapping), else "".
+export function obfuscated(method) {
+  const o = state.methods && state.methods.obfuscated;
+  return o && method >= 0 ? String(o[method] || "") : "";
+}
+
+// The tooltips' extra line naming the obfuscated name (none when not renamed), to spread in.
+export function obfuscatedLine(method) {
+  const o = obfuscated(method);
+  return o ? [el("div", { class: "tip-obf" }, "obfuscated: " + o)] : [];
+}
+
+// A method's tooltip: its label, and the obfuscated name it was renamed from.
+export function tooltip(method) {
+  const o = obfuscated(method);
+  return o ? label(method) + "\nobfuscated: " + o : label(method);
 }

@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { el, marked, note, setChildren, visibleBand } from "./dom.js";
 import { fmtMs, fmtPct } from "./format.js";
-import { label, methodColor, on, queryParams, select, state } from "./state.js";
+import { label, methodColor, on, queryParams, select, state, tooltip } from "./state.js";
 
 const ROW_H = 20;
 const AUTO_OPEN = 0.05; // open children heavier than 5 % of the total on load
@@ -155,7 +155,7 @@ export class CallTree {
           el("div", { class: "num" }, String(N.calls[i])),
           el(
             "div",
-            { class: "pt-name", style: `padding-left:${4 + N.depth[i] * 14}px` },
+            { class: "pt-name", title: tooltip(m), style: `padding-left:${4 + N.depth[i] * 14}px` },
             el("span", { class: "twisty" + (has ? "" : " leaf"), onclick: (e) => (e.stopPropagation(), has && this.toggle(i)) }, has ? (this.open.has(i) ? "▾" : "▸") : "·"),
             el("span", { class: "swatch", style: "background:" + methodColor(m) }),
             el("span", { class: "lbl" }, marked(label(m), state.search)),
