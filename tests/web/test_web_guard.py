@@ -97,3 +97,12 @@ def test_security_headers_on_every_answer(client: TestClient) -> None:
         assert "frame-ancestors 'none'" in r.headers["content-security-policy"], url
         assert r.headers["x-frame-options"] == "DENY"
         assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_cli_selection_spelled_in_a_url(client: TestClient) -> None:
+    """`thread=NAME|ID` and `from`/`to` with units select what `--thread`/`--from`/`--to` do."""
+    by_row = client.get("/api/profile?clock=wall&threads=0&t0=1&t1=20000").json()
+    by_name = client.get("/api/profile?clock=wall&thread=main&from=1us&to=20ms").json()
+    assert by_name == by_row
+    bad = client.get("/api/profile?thread=nosuch")
+    assert bad.status_code == 400 and "no thread named" in bad.json()["error"]

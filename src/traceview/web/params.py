@@ -2,8 +2,10 @@
 
 Only known parameters count: they are normalised (threads sorted, empty values dropped) into
 the request's cache key, so junk parameters can neither grow the answer cache nor change an
-answer. The selection is the CLI's (`--thread`, `--clock`, `--from`/`--to`, `--my-code`):
-`threads=` takes thread rows, `t0`/`t1` µs from the start on the timeline clock.
+answer. The selection is the CLI's (`--thread`, `--clock`, `--from`/`--to`, `--my-code`), in
+the UI's spelling (`threads=` thread rows, `t0`/`t1` µs from the start on the timeline clock)
+or the CLI's (`thread=NAME|ID,...` through the same rule as `--thread`, `from`/`to` with units
+such as `1.5s`), so a selection can be written into a URL by hand.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from traceview.analysis.query import Query, Rename
+from traceview.analysis.query import Query, Rename, duration_ns
 from traceview.analysis.session import Session
 
-SELECTION = ("clock", "threads", "t0", "t1", "mycode")
+SELECTION = ("clock", "threads", "thread", "t0", "t1", "from", "to", "mycode")
 MAX_VALUE = 4096  # characters of one parameter value
 
 
@@ -37,10 +39,14 @@ def known(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
 def query(session: Session, p: Mapping[str, str], rename: Rename | None = None) -> Query:
     """The selection of a request (ValueError on a bad value); `rename` is the app's
     (a `--mapping` given to `traceview view`), not a request parameter."""
-    threads = None
+    threads: set[int] | None = None
     if p.get("threads"):
-        threads = [int(x) for x in p["threads"].split(",") if x.strip()]
-    t0, t1 = _us_to_ns(p.get("t0")), _us_to_ns(p.get("t1"))
+        threads = {int(x) for x in p["threads"].split(",") if x.strip()}
+    if p.get("thread"):
+        picked = session.pick_threads([s for s in p["thread"].split(",") if s.strip()]).rows
+        threads = (threads or set()) | set(picked)
+    t0 = duration_ns(p["from"]) if p.get("from") else _us_to_ns(p.get("t0"))
+    t1 = duration_ns(p["to"]) if p.get("to") else _us_to_ns(p.get("t1"))
     return session.query(
         threads=threads,
         clock=p.get("clock") or None,
