@@ -306,8 +306,9 @@ class Session:
         return self._memo(self._starts, (key, clock), lambda: table.start(clock))
 
     def _key(self, q: Query) -> tuple[Any, ...]:
-        """What a cached view depends on (the clock only orders and lays out)."""
-        return (q.threads, q.time_range, q.my_code, q.rename)
+        """What a cached view depends on: the clock only orders and lays out, and a renaming
+        only names methods, unless "my code" matches packages by the renamed names."""
+        return (q.threads, q.time_range, q.my_code, q.rename if q.my_code else None)
 
     def _memo(self, store: OrderedDict[Any, T], key: Any, build: Callable[[], T]) -> T:
         """`store[key]`, built once: a second request for a key being built waits for it
