@@ -199,3 +199,21 @@ def test_export_shows_the_originals(
     run(["export", str(plain), "-o", str(want)], capsys)
     run(["export", str(hidden), "--mapping", str(mapping), "-o", str(got)], capsys)
     assert got.read_text() == want.read_text()
+
+
+def test_sql_shows_original_names(
+    pair: tuple[Path, Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`traceview sql --mapping` queries the original names (its cached tables apart)."""
+    pytest.importorskip("duckdb")
+    pytest.importorskip("pyarrow")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    plain, hidden, mapping = pair
+    query = "SELECT class_name, name FROM methods ORDER BY class_name, name"
+    want = json.loads(run(["sql", str(plain), query, "--json"], capsys))
+    got = json.loads(run(["sql", str(hidden), query, "--json", "--mapping", str(mapping)], capsys))
+    raw = json.loads(run(["sql", str(hidden), query, "--json"], capsys))
+    assert got == want and raw != want

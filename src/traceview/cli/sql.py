@@ -29,7 +29,15 @@ from typing import IO, Any
 
 from traceview.analysis.tables import LAYOUT
 from traceview.analysis.view import View
-from traceview.cli.options import CliError, add_loading, add_output, open_trace, output
+from traceview.cli.options import (
+    CliError,
+    add_loading,
+    add_mapping,
+    add_output,
+    open_trace,
+    output,
+    rename,
+)
 from traceview.exporters.sql import Result, Source, SqlError, complete, run, write_tables
 from traceview.model import printable, visible
 
@@ -50,6 +58,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("query", metavar="QUERY", help="the SQL to run")
     add_output(p, json=True)
     add_loading(p)
+    add_mapping(p)
     p.add_argument("--csv", action="store_true", help="write CSV")
     p.add_argument(
         "--no-cache",
@@ -147,6 +156,8 @@ def tables_of(path: str, index: int, scratch: Path, args: argparse.Namespace) ->
         build(path, directory, args)
         return directory
     suffix = "-salvaged" if args.salvage else ""
+    if args.mapping:  # names differ with the mapping: its own tables, keyed by its bytes
+        suffix += "-mapping-" + digest_of(Path(args.mapping))[:16]
     directory = cache_root() / (digest_of(Path(path)) + suffix)
     if not complete(directory):
         build(path, directory, args)
@@ -181,9 +192,9 @@ def digest_of(path: Path) -> str:
 
 def build(path: str, directory: Path, args: argparse.Namespace) -> None:
     """Load `path` (with --max-size and --salvage) and write its whole-trace tables into
-    `directory`."""
+    `directory` (names through `--mapping` when given)."""
     session = open_trace(path, args)
-    write_tables(View(session, session.query()), directory)
+    write_tables(View(session, session.query(rename=rename(args.mapping, session))), directory)
 
 
 # -- output -----------------------------------------------------------------------------------
