@@ -36,10 +36,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from traceview import exporters
+from traceview.analysis.query import Rename
+from traceview.analysis.rename import MappingRename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
-from traceview.model import TraceError, printable, visible
+from traceview.model import TraceError, TraceFormatError, printable, visible
+from traceview.readers.mapping import read_mapping
 from traceview.web.app import LOCAL_HOSTS, create_app, static_dir
 from traceview.web.guard import Guard
 from traceview.web.probe import Limits, Rejected, probe
@@ -47,6 +50,7 @@ from traceview.web.sessions import BUDGET, Entry, SessionCache
 from traceview.web.store import Store, TraceRecord, now, valid_id
 
 MAX_UPLOAD = 2 << 30
+MAX_MAPPING = 512 << 20  # the largest apps' R8 mappings are a few hundred MB
 ANSWER_BYTES = 64 << 20  # encoded answers kept per open trace (counted in the memory budget)
 CHUNK = 1 << 20
 LISTED = 200  # uploads GET /api/traces lists
@@ -141,6 +145,9 @@ def create_service(
     sessions = SessionCache(cfg.memory_budget)
     pools = _Pools(cfg)
 
+    def has_mapping(trace_id: str) -> bool:
+        return store.mapping_path(trace_id).is_file()
+
     def authorised(request: Request) -> bool:
         if cfg.token is None:
             return True
@@ -154,7 +161,13 @@ def create_service(
         trace = load(store.path(trace_id))
         trace.source = record.name if record else trace_id
         session = Session(trace)
-        app = create_app(session, allowed_hosts=None, guarded=False, answer_bytes=ANSWER_BYTES)
+        app = create_app(
+            session,
+            allowed_hosts=None,
+            guarded=False,
+            answer_bytes=ANSWER_BYTES,
+            rename=_mapping_of(store.mapping_path(trace_id), session),
+        )
         answers = app.state.viewer.answers
         return Entry(session, app, lambda: int(answers.size))
 
@@ -194,7 +207,10 @@ def create_service(
         records = await pools.run("store", lambda: store.recent(LISTED))
         return _json(
             {
-                "traces": [{**r.json(), "url": f"/t/{r.id}/"} for r in records],
+                "traces": [
+                    {**r.json(), "url": f"/t/{r.id}/", "mapping": has_mapping(r.id)}
+                    for r in records
+                ],
                 "token_required": cfg.token is not None,
                 "max_upload": cfg.max_upload,
             }
@@ -252,6 +268,35 @@ def create_service(
             )
             kept = await pools.run("store", lambda: store.add(staged, record))
             return _json({**kept.json(), "url": f"/t/{kept.id}/", "stored": True}, status=201)
+        finally:
+            staged.unlink(missing_ok=True)
+
+    async def put_mapping(request: Request) -> Response:
+        """PUT /api/traces/<id>/mapping: the build's ProGuard/R8 mapping.txt (raw or
+        multipart); the trace's viewer, flame graphs and report show original names."""
+        if not authorised(request):
+            return _error(401, "a valid token is required to add a mapping (Authorization: …)")
+        trace_id = request.path_params["tid"]
+        if await pools.run("store", lambda: store.get(trace_id)) is None:
+            return _error(404, "no such trace")
+        staged = await pools.run("store", store.staging_file)
+        try:
+            try:
+                _, size, name = await _receive(request, staged)
+            except (_NoFile, _NoMultipart):
+                return _error(400, "send the mapping file as the request body")
+            if size == 0:
+                return _error(400, f"{name}: empty mapping")
+            if size > MAX_MAPPING:
+                return _error(413, f"{name}: a mapping over {MAX_MAPPING >> 20} MiB is refused")
+            try:
+                mapping = await pools.run("analyse", lambda: read_mapping(staged))
+            except TraceFormatError as exc:
+                return _error(400, printable(str(exc).splitlines()[0].replace(str(staged), name)))
+            await pools.run("store", lambda: _fsync(staged))
+            await pools.run("store", lambda: store.set_mapping(trace_id, staged))
+            sessions.drop(trace_id)  # reopened with the names on the next view
+            return _json({"id": trace_id, "mapping": True, "notes": len(mapping.notes)})
         finally:
             staged.unlink(missing_ok=True)
 
@@ -328,6 +373,7 @@ def create_service(
         Route("/api/traces", upload, methods=["POST"]),
         Route("/api/traces/{tid}", one),
         Route("/api/traces/{tid}", delete, methods=["DELETE"]),
+        Route("/api/traces/{tid}/mapping", put_mapping, methods=["PUT"]),
         Route("/t/{tid}", to_viewer),
         Route("/t/{tid}/", viewer_page),
         Route("/t/{tid}/api/open", no_open, methods=["POST"]),
@@ -406,6 +452,14 @@ class _NoFile(Exception):
 
 class _NoMultipart(Exception):
     """A multipart upload, and python-multipart (Starlette's form parser) is not installed."""
+
+
+def _mapping_of(path: Path, session: Session) -> Rename | None:
+    """The renaming of a stored mapping (only the trace's classes read), or None."""
+    if not path.is_file():
+        return None
+    classes = {c.replace("/", ".") for c in session.trace.methods.class_name}
+    return MappingRename(read_mapping(path, classes))
 
 
 def _flames_page(s: Session) -> str:

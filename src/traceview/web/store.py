@@ -92,6 +92,12 @@ class Store(Protocol):
     def delete(self, trace_id: str) -> bool:
         """Forget `trace_id` and remove its file; False when it was not stored."""
 
+    def mapping_path(self, trace_id: str) -> Path:
+        """Where the ProGuard/R8 mapping given for `trace_id` lives (whether or not it has one)."""
+
+    def set_mapping(self, trace_id: str, staged: Path) -> None:
+        """Move the fsynced `staged` mapping into place for `trace_id` (replacing any)."""
+
 
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
@@ -108,7 +114,8 @@ class SqliteStore:
         self.root = Path(root)
         self.traces = self.root / "traces"
         self.staging = self.root / "staging"
-        for d in (self.root, self.traces, self.staging):
+        self.mappings = self.root / "mappings"
+        for d in (self.root, self.traces, self.staging, self.mappings):
             d.mkdir(parents=True, exist_ok=True)
         self._owner = (self.root / "lock").open("a")
         try:  # one service per folder: recovery removes what another one is writing
@@ -203,7 +210,18 @@ class SqliteStore:
             self._db.execute("COMMIT")
             if gone:
                 self.path(trace_id).unlink(missing_ok=True)
+                self.mapping_path(trace_id).unlink(missing_ok=True)
         return bool(gone)
+
+    def mapping_path(self, trace_id: str) -> Path:
+        if not valid_id(trace_id):
+            raise ValueError("not a trace id")
+        return self.mappings / f"{trace_id}.txt"
+
+    def set_mapping(self, trace_id: str, staged: Path) -> None:
+        target = self.mapping_path(trace_id)
+        os.replace(staged, target)
+        _fsync_dir(target.parent)
 
 
 def now() -> float:

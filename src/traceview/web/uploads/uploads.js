@@ -106,8 +106,14 @@ function upload(file) {
     let body = {};
     try { body = JSON.parse(xhr.responseText); } catch (_e) { /* not JSON */ }
     if (xhr.status === 200 || xhr.status === 201) {
-      status("Stored: " + body.name + " — opening…");
-      location.href = body.url;
+      const mapping = $("mapping").files[0];
+      if (!mapping) {
+        status("Stored: " + body.name + " — opening…");
+        location.href = body.url;
+        return;
+      }
+      status("Stored: " + body.name + " — adding its mapping…");
+      addMapping(body, mapping);
     } else {
       status("Upload refused: " + (body.error || xhr.status + " " + xhr.statusText), true);
       refresh();
@@ -118,6 +124,23 @@ function upload(file) {
     status("Upload failed: the connection was closed (too large?)", true);
   };
   xhr.send(file);
+}
+
+/** PUT the build's mapping.txt for a stored trace, then open the trace. */
+async function addMapping(trace, mapping) {
+  const resp = await fetch("/api/traces/" + trace.id + "/mapping", {
+    method: "PUT",
+    headers: { ...headers(), "X-Filename": encodeURIComponent(mapping.name) },
+    body: mapping,
+  });
+  if (resp.ok) {
+    location.href = trace.url;
+    return;
+  }
+  let body = {};
+  try { body = await resp.json(); } catch (_e) { /* not JSON */ }
+  status("Trace stored, mapping refused: " + (body.error || resp.status + " " + resp.statusText), true);
+  refresh();
 }
 
 $("file").addEventListener("change", (e) => {
