@@ -204,8 +204,12 @@ def output(target: str | None, binary: bool = False) -> Iterator[IO[Any]]:
     path = Path(target)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with tmp.open("wb" if binary else "w", encoding=None if binary else "utf-8") as f:
-            yield f
+        if binary:
+            with tmp.open("wb") as f:
+                yield f
+        else:  # like the terminal: a stray unencodable character never raises
+            with tmp.open("w", encoding="utf-8", errors="backslashreplace") as f:
+                yield f
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
