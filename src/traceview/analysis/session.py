@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
+from traceview.analysis.axis import record_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
@@ -62,8 +63,17 @@ class Session:
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
+        # without a wall clock the timeline is laid out on an axis reconstructed from the
+        # order of records (analysis/axis.py); None when the trace has a wall clock
+        self.axis: I64 | None = None
+        if self.timeline_clock == "cpu":
+            self.axis = record_axis(ev.thread, ev.time("cpu"))
         times = ev.time(self.timeline_clock) if len(ev) else np.zeros(1, dtype=np.int64)
-        self.origin = int(times.min())  # each thread's times rise: min/max are its ends
+        # where CPU ranges start (ranges stay on the real clocks; see time_range)
+        self.range_origin = int(times.min())  # each thread's times rise: min/max are its ends
+        if self.axis is not None and len(self.axis):
+            times = self.axis
+        self.origin = int(times.min())  # ns on the timeline axis
         self.end = int(times.max())
         self.lock = threading.RLock()
         self._calls = calls
@@ -172,14 +182,45 @@ class Session:
             sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
         return sel
 
+    @property
+    def reconstructed(self) -> bool:
+        """True when the timeline axis is reconstructed from record order (no wall clock)."""
+        return self.axis is not None
+
+    def placed(self, rows: npt.NDArray[np.integer]) -> tuple[I64, I64]:
+        """Start and end ns of call rows on the timeline axis (the timeline clock, or the
+        reconstructed axis of a trace without a wall clock)."""
+        calls = self.calls
+        if self.axis is None:
+            return calls.start(self.timeline_clock, rows), calls.end(self.timeline_clock, rows)
+        return self.axis[calls.enter_event[rows]], self.axis[calls.exit_event[rows]]
+
+    def thread_axis_span(self, t: int) -> tuple[int, int]:
+        """(first, last) ns of thread row `t` on the timeline axis; (0, 0) without events."""
+        if self.axis is None:
+            return self.calls.thread_span(t, self.timeline_clock)
+        first, last = (int(x) for x in self.calls._thread_events[t])  # event rows, -1: none
+        if first < 0:
+            return (0, 0)
+        return int(self.axis[first]), int(self.axis[last])
+
     def time_range(self, start_ns: int | None, end_ns: int | None) -> TimeRange | None:
-        """A range given relative to the trace's start on the timeline clock (None ends are the
-        trace's ends; both None: the whole trace, None)."""
+        """A range given relative to the trace's start on the range clock (`range_clock`:
+        wall, else each thread's CPU clock from the least CPU time; None ends are the trace's
+        ends; both None: the whole trace, None). A reconstructed timeline axis is for layout
+        only: ranges stay on the real clocks."""
         if start_ns is None and end_ns is None:
             return None
-        lo = self.origin + (start_ns or 0)
-        hi = self.end if end_ns is None else self.origin + end_ns
+        origin = self.range_origin
+        lo = origin + (start_ns or 0)
+        hi = self._range_end() if end_ns is None else origin + end_ns
         return TimeRange(lo, max(hi, lo) if end_ns is None else hi, self.timeline_clock)
+
+    def _range_end(self) -> int:
+        ev = self.trace.events
+        if self.axis is None:
+            return self.end
+        return int(ev.time(self.timeline_clock).max()) if len(ev) else self.range_origin
 
     def methods(self, q: Query | None = None) -> MethodTable:
         """The method table as the query shows it (renamed when the query has a renaming)."""
@@ -232,14 +273,21 @@ class Session:
         return self.profile(q).thread_total
 
     def timeline(self) -> Timeline:
-        """The level-of-detail index of every thread on the timeline clock (the call chart)."""
+        """The level-of-detail index of every thread on the timeline axis (the call chart):
+        the timeline clock, or the axis reconstructed from record order (`axis`)."""
         with self.lock:
             if self._timeline is None:
                 calls = self.calls
+                if self.axis is not None:
+                    start = self.axis[calls.enter_event]
+                    end = self.axis[calls.exit_event]
+                else:
+                    start = self._start_column(((), None), self.timeline_clock)
+                    end = calls.end(self.timeline_clock)
                 self._timeline = Timeline(
                     calls,
-                    self._start_column(((), None), self.timeline_clock),
-                    calls.end(self.timeline_clock),
+                    start,
+                    end,
                     self.origin,
                     self.end,
                 )

@@ -52,7 +52,7 @@ def origins(session: Session) -> dict[str, int]:
     out: dict[str, int] = {}
     for c in session.clocks:
         if c == session.timeline_clock:
-            out[c] = session.origin
+            out[c] = session.range_origin
         else:
             col = ev.time(c)
             out[c] = int(col.min()) if len(col) else 0
