@@ -50,18 +50,31 @@ def test_session_lays_calls_out_on_the_axis() -> None:
     assert (end // 1000).tolist() == [105, 80, 40, 95]
 
 
-def test_profiles_and_ranges_stay_on_the_cpu_clock() -> None:
+def test_a_range_on_the_axis_keeps_each_threads_cpu_time_inside_it() -> None:
     s = Session(make_trace(EVENTS, clock="thread-cpu"))
+    assert s.clocks == ("cpu",)  # the axis is no clock: profiles report CPU only
     p = s.profile(s.query())
-    assert int(p.thread_total["cpu"].sum()) == 60_000 + 45_000
-    assert s.range_origin == 100_000  # the least CPU time, as before
+    assert p.thread_total["cpu"].tolist() == [60_000, 45_000]
+    # axis 20..90 µs: Main.work runs 10..80 on the axis, interrupted by the worker 10..40
+    tr = s.time_range(20_000, 90_000)
+    assert tr is not None and tr.clock == "axis"
+    q = s.query(time_range=tr)
+    p = s.profile(q)
+    # main: axis 10..40 is the worker's, so at 20 its CPU still reads 110; axis 80..105 is
+    # its own step to 160 (its exit), so at 90 it reads 150 -- Main.work's 40 µs all inside
+    assert p.thread_total["cpu"].tolist() == [40_000, 30_000]  # 70 µs: the range's length
+    names = s.methods(q)
+    incl = {names.full_name(m): int(v) for m, v in enumerate(p.incl["cpu"]) if v}
+    assert incl == {"a.Main.run": 40_000, "a.Main.work": 40_000, "b.Worker.run": 20_000}
+    # every view clips the same way
+    assert int(s.top_down(q).incl["cpu"].max()) == 40_000
 
 
 def test_wall_traces_keep_the_wall_axis() -> None:
     dual = [(t, a, m, c, c * 2 if c is not None else None) for t, a, m, c, _ in EVENTS]
     s = Session(make_trace(dual, clock="dual"))
-    assert not s.reconstructed and s.axis is None
-    assert s.origin == s.range_origin == 200_000
+    assert not s.reconstructed and s.axis_clock == "wall"
+    assert s.origin == 200_000
     assert s.thread_axis_span(1) == s.calls.thread_span(1, "wall")
 
 
@@ -93,3 +106,24 @@ def test_axis_is_monotonic_and_keeps_each_threads_cpu_steps(
     # the axis ends at the sum of every thread's CPU span
     spans = sum(int(cpu[thread == t].max() - cpu[thread == t].min()) for t in np.unique(thread))
     assert int(axis[-1]) == spans
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    a=st.floats(-0.1, 1.1),
+    b=st.floats(-0.1, 1.1),
+)
+def test_the_cpu_inside_an_axis_range_adds_up_to_its_length(seed: int, a: float, b: float) -> None:
+    from traceview.synth import generate
+
+    s = Session(generate(records=2_000, threads=4, seed=seed, clock="thread-cpu"))
+    span = s.end - s.origin
+    lo, hi = sorted((round(a * span), round(b * span)))
+    q = s.query(time_range=s.time_range(lo, hi))
+    p = s.profile(q)
+    # every ns of the axis is one thread's CPU step: the threads' CPU inside the range sums to
+    # the part of the range that lies on the axis
+    inside = max(0, min(hi, span) - max(lo, 0))
+    assert int(p.thread_total["cpu"].sum()) == inside
+    assert (p.incl["cpu"] >= 0).all() and int(p.toplevel["cpu"]) <= inside

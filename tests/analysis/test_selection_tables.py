@@ -61,7 +61,7 @@ def check_against_profile(session: Session, q: Query) -> None:
             zero = tr.lo - session.origin
             if c == tr.clock:
                 assert (calls[f"start_{c}_ns"] >= zero).all()  # type: ignore[operator]
-                assert (calls[f"end_{c}_ns"] <= tr.hi - session.range_origin).all()  # type: ignore[operator]
+                assert (calls[f"end_{c}_ns"] <= tr.hi - session.origin).all()  # type: ignore[operator]
     for c in ("cpu", "wall"):
         if c not in session.clocks:
             assert calls[f"excl_{c}_ns"] is None

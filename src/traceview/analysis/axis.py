@@ -6,16 +6,45 @@ so the file order is a global order: walking it, each record advances one global
 own thread's CPU delta since that thread's previous record (0 for a thread's first record).
 The result, `record_axis`, is monotonic overall and per thread; within a thread it advances
 exactly like the thread's CPU clock plus the time other threads ran in between (so it reads as
-"CPU time of every traced thread so far"). Session uses it to lay threads out on one axis
-(analysis/session.py); profiles and time ranges stay on the real clocks.
+"CPU time of every traced thread so far").
+
+Session lays threads out on it (analysis/session.py) and takes time ranges on it: the events
+carry it as one more time column, `"axis"` (`AxisEvents`), so a range on the axis is clipped by
+the same code as a wall range of a dual-clock trace (analysis/ranges.py): each thread's CPU
+bounds are interpolated between its records. Gaps on the axis where other threads ran are flat
+on the thread's CPU clock, so a range keeps exactly the CPU time the thread spent inside it.
+Profiles still report only the real CPU clock.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
+from traceview.model import EventTable
+
 I64 = npt.NDArray[np.int64]
+AXIS = "axis"  # the time-column name of the reconstructed axis (a range clock, not a clock)
+
+
+@dataclass(frozen=True, eq=False)
+class AxisEvents(EventTable):
+    """The events plus `axis`: reconstructed ns per event (`record_axis`), readable as
+    `time("axis")`; `clocks` still names only the recorded clocks."""
+
+    axis: I64
+
+    def time(self, clock: str) -> I64:
+        """The column for `clock` ("cpu", "wall" or "axis"); KeyError if there is none."""
+        return self.axis if clock == AXIS else super().time(clock)
+
+
+def with_axis(events: EventTable) -> AxisEvents:
+    """`events` with the reconstructed axis of its records (needs the CPU clock)."""
+    axis = record_axis(events.thread, events.time("cpu"))
+    return AxisEvents(events.thread, events.method, events.action, events.cpu, events.wall, axis)
 
 
 def record_axis(thread: npt.NDArray[np.integer], cpu: I64) -> I64:

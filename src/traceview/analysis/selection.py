@@ -173,8 +173,8 @@ class Selection:
             f"clock={q.clock}",
         ]
         if q.time_range is not None:
-            lo = q.time_range.lo - self.session.range_origin
-            hi = q.time_range.hi - self.session.range_origin
+            lo = q.time_range.lo - self.session.origin
+            hi = q.time_range.hi - self.session.origin
             parts.append(f"range={lo}..{hi} ns ({q.time_range.clock})")
         if q.my_code:
             parts.append(f"my_code={', '.join(q.my_code)}")

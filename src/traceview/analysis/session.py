@@ -23,7 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
-from traceview.analysis.axis import record_axis
+from dataclasses import replace
+
+from traceview.analysis.axis import AXIS, with_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
@@ -34,6 +36,7 @@ from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import (
     Clock,
     Query,
+    RangeClock,
     Rename,
     TimeRange,
     clocks_of,
@@ -57,23 +60,20 @@ class Session:
     """A trace plus everything derived from it that is worth keeping between views."""
 
     def __init__(self, trace: Trace, calls: CallTable | None = None) -> None:
+        if range_clock(trace) == "cpu" and len(trace.events):
+            # no wall clock: the events also carry the axis reconstructed from their order,
+            # the timeline's axis and the clock of time ranges (analysis/axis.py)
+            trace = replace(trace, events=with_axis(trace.events))
         self.trace = trace
         self.clocks: tuple[Clock, ...] = clocks_of(trace)
         self.default_clock: Clock = default_clock(trace)
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
-        # without a wall clock the timeline is laid out on an axis reconstructed from the
-        # order of records (analysis/axis.py); None when the trace has a wall clock
-        self.axis: I64 | None = None
-        if self.timeline_clock == "cpu":
-            self.axis = record_axis(ev.thread, ev.time("cpu"))
-        times = ev.time(self.timeline_clock) if len(ev) else np.zeros(1, dtype=np.int64)
-        # where CPU ranges start (ranges stay on the real clocks; see time_range)
-        self.range_origin = int(times.min())  # each thread's times rise: min/max are its ends
-        if self.axis is not None and len(self.axis):
-            times = self.axis
-        self.origin = int(times.min())  # ns on the timeline axis
+        # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
+        self.axis_clock: RangeClock = AXIS if hasattr(ev, AXIS) else self.timeline_clock
+        times = ev.time(self.axis_clock) if len(ev) else np.zeros(1, dtype=np.int64)
+        self.origin = int(times.min())  # each thread's times rise: min/max are its ends
         self.end = int(times.max())
         self.lock = threading.RLock()
         self._calls = calls
@@ -153,7 +153,7 @@ class Session:
                 )
             if len(rows) == len(self.trace.threads):
                 rows = None
-        if time_range is not None and time_range.clock not in self.clocks:
+        if time_range is not None and time_range.clock not in (*self.clocks, self.axis_clock):
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
         return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
 
@@ -185,42 +185,25 @@ class Session:
     @property
     def reconstructed(self) -> bool:
         """True when the timeline axis is reconstructed from record order (no wall clock)."""
-        return self.axis is not None
+        return self.axis_clock == AXIS
 
     def placed(self, rows: npt.NDArray[np.integer]) -> tuple[I64, I64]:
-        """Start and end ns of call rows on the timeline axis (the timeline clock, or the
-        reconstructed axis of a trace without a wall clock)."""
-        calls = self.calls
-        if self.axis is None:
-            return calls.start(self.timeline_clock, rows), calls.end(self.timeline_clock, rows)
-        return self.axis[calls.enter_event[rows]], self.axis[calls.exit_event[rows]]
+        """Start and end ns of call rows on the timeline's axis (`axis_clock`)."""
+        return self.calls.start(self.axis_clock, rows), self.calls.end(self.axis_clock, rows)
 
     def thread_axis_span(self, t: int) -> tuple[int, int]:
-        """(first, last) ns of thread row `t` on the timeline axis; (0, 0) without events."""
-        if self.axis is None:
-            return self.calls.thread_span(t, self.timeline_clock)
-        first, last = (int(x) for x in self.calls._thread_events[t])  # event rows, -1: none
-        if first < 0:
-            return (0, 0)
-        return int(self.axis[first]), int(self.axis[last])
+        """(first, last) ns of thread row `t` on the timeline's axis; (0, 0) without events."""
+        return self.calls.thread_span(t, self.axis_clock)
 
     def time_range(self, start_ns: int | None, end_ns: int | None) -> TimeRange | None:
-        """A range given relative to the trace's start on the range clock (`range_clock`:
-        wall, else each thread's CPU clock from the least CPU time; None ends are the trace's
-        ends; both None: the whole trace, None). A reconstructed timeline axis is for layout
-        only: ranges stay on the real clocks."""
+        """A range given relative to the trace's start on the timeline's axis (wall, or the
+        axis reconstructed from record order; None ends are the trace's ends; both None: the
+        whole trace, None)."""
         if start_ns is None and end_ns is None:
             return None
-        origin = self.range_origin
-        lo = origin + (start_ns or 0)
-        hi = self._range_end() if end_ns is None else origin + end_ns
-        return TimeRange(lo, max(hi, lo) if end_ns is None else hi, self.timeline_clock)
-
-    def _range_end(self) -> int:
-        ev = self.trace.events
-        if self.axis is None:
-            return self.end
-        return int(ev.time(self.timeline_clock).max()) if len(ev) else self.range_origin
+        lo = self.origin + (start_ns or 0)
+        hi = self.end if end_ns is None else self.origin + end_ns
+        return TimeRange(lo, max(hi, lo) if end_ns is None else hi, self.axis_clock)
 
     def methods(self, q: Query | None = None) -> MethodTable:
         """The method table as the query shows it (renamed when the query has a renaming)."""
@@ -274,20 +257,14 @@ class Session:
 
     def timeline(self) -> Timeline:
         """The level-of-detail index of every thread on the timeline axis (the call chart):
-        the timeline clock, or the axis reconstructed from record order (`axis`)."""
+        the wall clock, or the axis reconstructed from record order (`axis_clock`)."""
         with self.lock:
             if self._timeline is None:
                 calls = self.calls
-                if self.axis is not None:
-                    start = self.axis[calls.enter_event]
-                    end = self.axis[calls.exit_event]
-                else:
-                    start = self._start_column(((), None), self.timeline_clock)
-                    end = calls.end(self.timeline_clock)
                 self._timeline = Timeline(
                     calls,
-                    start,
-                    end,
+                    self._start_column(((), None), self.axis_clock),
+                    calls.end(self.axis_clock),
                     self.origin,
                     self.end,
                 )

@@ -181,7 +181,7 @@ def selection_json(view: View) -> Json:
     tr = q.time_range
     rng = None
     if tr is not None:
-        rng = {"from_us": us1(tr.lo, s.range_origin), "to_us": us1(tr.hi, s.range_origin), "clock": tr.clock}
+        rng = {"from_us": us1(tr.lo, s.origin), "to_us": us1(tr.hi, s.origin), "clock": tr.clock}
     return {
         "threads": list(q.threads) if q.threads is not None else None,
         "clock": q.clock,

@@ -134,7 +134,7 @@ def export_svg(view: View, out: IO[Any], options: Options) -> None:
     rng = view.query.time_range
     sub = f"{clock} time, {_ms(int(data['total']))} in {len(data['x'])} frames"
     if rng is not None:
-        sub += f", range {_ms(rng.lo - view.session.range_origin)} to {_ms(rng.hi - view.session.range_origin)}"
+        sub += f", range {_ms(rng.lo - view.session.origin)} to {_ms(rng.hi - view.session.origin)}"
     if data["dropped"]:
         sub += f" ({data['dropped']} frames narrower than 0.1 px left out)"
     if data["deep"]:
