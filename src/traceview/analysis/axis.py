@@ -19,6 +19,7 @@ Profiles still report only the real CPU clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,7 @@ import numpy.typing as npt
 from traceview.model import EventTable
 
 I64 = npt.NDArray[np.int64]
-AXIS = "axis"  # the time-column name of the reconstructed axis (a range clock, not a clock)
+AXIS: Final = "axis"  # the time-column name of the reconstructed axis (a range clock, not a clock)
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,14 +17,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
-from dataclasses import replace
-
 from traceview.analysis.axis import AXIS, with_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
@@ -187,7 +186,7 @@ class Session:
         """True when the timeline axis is reconstructed from record order (no wall clock)."""
         return self.axis_clock == AXIS
 
-    def placed(self, rows: npt.NDArray[np.integer]) -> tuple[I64, I64]:
+    def placed(self, rows: npt.NDArray[np.signedinteger[Any]]) -> tuple[I64, I64]:
         """Start and end ns of call rows on the timeline's axis (`axis_clock`)."""
         return self.calls.start(self.axis_clock, rows), self.calls.end(self.axis_clock, rows)
 
