@@ -127,3 +127,10 @@ def test_the_cpu_inside_an_axis_range_adds_up_to_its_length(seed: int, a: float,
     inside = max(0, min(hi, span) - max(lo, 0))
     assert int(p.thread_total["cpu"].sum()) == inside
     assert (p.incl["cpu"] >= 0).all() and int(p.toplevel["cpu"]) <= inside
+
+
+def test_the_axis_is_built_only_when_something_is_placed_on_it() -> None:
+    s = Session(make_trace(EVENTS, clock="thread-cpu"))
+    s.profile(s.query())  # a whole-trace profile (traceview -r) never needs it
+    assert "axis" not in vars(s.trace.events)
+    assert s.end == 105_000 and "axis" in vars(s.trace.events)

@@ -19,6 +19,7 @@ Profiles still report only the real CPU clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 import numpy as np
@@ -32,10 +33,13 @@ AXIS: Final = "axis"  # the time-column name of the reconstructed axis (a range 
 
 @dataclass(frozen=True, eq=False)
 class AxisEvents(EventTable):
-    """The events plus `axis`: reconstructed ns per event (`record_axis`), readable as
-    `time("axis")`; `clocks` still names only the recorded clocks."""
+    """The events plus `axis`: reconstructed ns per event (`record_axis`, computed on first
+    use), readable as `time("axis")`; `clocks` still names only the recorded clocks."""
 
-    axis: I64
+    @cached_property
+    def axis(self) -> I64:
+        """Reconstructed ns of every event (needs the CPU clock)."""
+        return record_axis(self.thread, self.time("cpu"))
 
     def time(self, clock: str) -> I64:
         """The column for `clock` ("cpu", "wall" or "axis"); KeyError if there is none."""
@@ -43,9 +47,8 @@ class AxisEvents(EventTable):
 
 
 def with_axis(events: EventTable) -> AxisEvents:
-    """`events` with the reconstructed axis of its records (needs the CPU clock)."""
-    axis = record_axis(events.thread, events.time("cpu"))
-    return AxisEvents(events.thread, events.method, events.action, events.cpu, events.wall, axis)
+    """`events` able to give the reconstructed axis of its records (sharing the columns)."""
+    return AxisEvents(events.thread, events.method, events.action, events.cpu, events.wall)
 
 
 def record_axis(thread: npt.NDArray[np.integer], cpu: I64) -> I64:

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
-from traceview.analysis.axis import AXIS, with_axis
+from traceview.analysis.axis import AXIS, AxisEvents, with_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
@@ -63,6 +63,8 @@ class Session:
             # no wall clock: the events also carry the axis reconstructed from their order,
             # the timeline's axis and the clock of time ranges (analysis/axis.py)
             trace = replace(trace, events=with_axis(trace.events))
+            if calls is not None:
+                calls = replace(calls, trace=trace)  # the same rows, read through the axis
         self.trace = trace
         self.clocks: tuple[Clock, ...] = clocks_of(trace)
         self.default_clock: Clock = default_clock(trace)
@@ -70,10 +72,8 @@ class Session:
         ev = trace.events
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
-        self.axis_clock: RangeClock = AXIS if hasattr(ev, AXIS) else self.timeline_clock
-        times = ev.time(self.axis_clock) if len(ev) else np.zeros(1, dtype=np.int64)
-        self.origin = int(times.min())  # each thread's times rise: min/max are its ends
-        self.end = int(times.max())
+        self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
+        self._span: tuple[int, int] | None = None
         self.lock = threading.RLock()
         self._calls = calls
         self._gates: dict[tuple[int, Any], threading.Lock] = {}
@@ -180,6 +180,27 @@ class Session:
         if methods:
             sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
         return sel
+
+    @property
+    def origin(self) -> int:
+        """Where the trace starts on the timeline's axis (ns)."""
+        return self.span[0]
+
+    @property
+    def end(self) -> int:
+        """Where the trace ends on the timeline's axis (ns)."""
+        return self.span[1]
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """(origin, end) ns on the timeline's axis; a reconstructed axis is computed on first
+        use, so a command that never places anything on it never pays for it."""
+        if self._span is None:
+            ev = self.trace.events
+            times = ev.time(self.axis_clock) if len(ev) else np.zeros(1, dtype=np.int64)
+            # each thread's times rise: min/max are its ends
+            self._span = (int(times.min()), int(times.max()))
+        return self._span
 
     @property
     def reconstructed(self) -> bool:

@@ -50,7 +50,7 @@ export class HeaderPanel {
     const t = state.trace;
     const h = t.header;
     const fields = FIELDS.map(([k, name]) => [name, show(k, k === "source" ? t.source : h[k])]);
-    fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_axis === "reconstructed" ? "thread CPU, axis " + axisName(t) : t.timeline_clock], ["Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
+    fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_axis === "reconstructed" ? "thread CPU, axis " + axisName(t) : t.timeline_clock], [t.timeline_axis === "reconstructed" ? "Span (reconstructed axis)" : "Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
     const opts = Object.entries(h.options || {}).map(([k, v]) => [k, String(v)]);
     const threads = t.threads.map((th) => [
       String(th.row),
