@@ -19,6 +19,9 @@ from traceview.model import MethodTable, Trace
 
 Clock = Literal["cpu", "wall"]
 CLOCKS: tuple[Clock, ...] = ("cpu", "wall")
+# what a time range may be on: a clock, or "axis", the timeline axis of a trace without a
+# wall clock, reconstructed from the order of records (analysis/axis.py)
+RangeClock = Literal["cpu", "wall", "axis"]
 
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 _DURATION = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*(ns|us|µs|ms|s)\s*$")
@@ -33,11 +36,12 @@ class Rename(Hashable, Protocol):
 
 @dataclass(frozen=True)
 class TimeRange:
-    """`[lo, hi)` in absolute ns on `clock`, as the event columns hold them."""
+    """`[lo, hi)` in absolute ns on `clock`, as the event columns hold them ("axis": on the
+    reconstructed axis of a CPU-only trace; each thread's CPU bounds are interpolated)."""
 
     lo: int
     hi: int
-    clock: Clock
+    clock: RangeClock
 
     def __post_init__(self) -> None:
         if self.hi < self.lo:

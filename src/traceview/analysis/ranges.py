@@ -2,7 +2,10 @@
 
 The range is given on one clock (wall, or cpu when there is no wall); the other clock's
 bounds are found per thread by linear interpolation between that thread's events, so both
-clocks measure the same stretch of the thread's life.
+clocks measure the same stretch of the thread's life. A CPU-only trace's ranges are on its
+reconstructed axis (analysis/axis.py), where the mapping is exact rather than linear: between
+two of a thread's records its CPU clock stands still while other threads' records advance the
+axis, then rises one for one up to the later record.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+from traceview.analysis.axis import AXIS
 
 if TYPE_CHECKING:
     from traceview.analysis.calls import CallTable
@@ -120,4 +125,7 @@ def _interp(x: int, rows: list[int], calls: CallTable, from_clock: str, to_clock
     ev = calls.trace.events
     xp = ev.time(from_clock)[rows]
     fp = ev.time(to_clock)[rows]
+    if from_clock == AXIS and to_clock == "cpu" and len(rows) == 2:
+        # the later record's CPU step is the last stretch of axis before it (analysis/axis.py)
+        return int(np.clip(fp[1] - (xp[1] - x), fp[0], fp[1]))
     return round(float(np.interp(x, xp, fp)))

@@ -17,12 +17,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
+from traceview.analysis.axis import AXIS, AxisEvents, with_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
@@ -33,6 +35,7 @@ from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import (
     Clock,
     Query,
+    RangeClock,
     Rename,
     TimeRange,
     clocks_of,
@@ -56,15 +59,21 @@ class Session:
     """A trace plus everything derived from it that is worth keeping between views."""
 
     def __init__(self, trace: Trace, calls: CallTable | None = None) -> None:
+        if range_clock(trace) == "cpu" and len(trace.events):
+            # no wall clock: the events also carry the axis reconstructed from their order,
+            # the timeline's axis and the clock of time ranges (analysis/axis.py)
+            trace = replace(trace, events=with_axis(trace.events))
+            if calls is not None:
+                calls = replace(calls, trace=trace)  # the same rows, read through the axis
         self.trace = trace
         self.clocks: tuple[Clock, ...] = clocks_of(trace)
         self.default_clock: Clock = default_clock(trace)
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
-        times = ev.time(self.timeline_clock) if len(ev) else np.zeros(1, dtype=np.int64)
-        self.origin = int(times.min())  # each thread's times rise: min/max are its ends
-        self.end = int(times.max())
+        # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
+        self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
+        self._span: tuple[int, int] | None = None
         self.lock = threading.RLock()
         self._calls = calls
         self._gates: dict[tuple[int, Any], threading.Lock] = {}
@@ -143,7 +152,7 @@ class Session:
                 )
             if len(rows) == len(self.trace.threads):
                 rows = None
-        if time_range is not None and time_range.clock not in self.clocks:
+        if time_range is not None and time_range.clock not in (*self.clocks, self.axis_clock):
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
         return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
 
@@ -172,14 +181,49 @@ class Session:
             sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
         return sel
 
+    @property
+    def origin(self) -> int:
+        """Where the trace starts on the timeline's axis (ns)."""
+        return self.span[0]
+
+    @property
+    def end(self) -> int:
+        """Where the trace ends on the timeline's axis (ns)."""
+        return self.span[1]
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """(origin, end) ns on the timeline's axis; a reconstructed axis is computed on first
+        use, so a command that never places anything on it never pays for it."""
+        if self._span is None:
+            ev = self.trace.events
+            times = ev.time(self.axis_clock) if len(ev) else np.zeros(1, dtype=np.int64)
+            # each thread's times rise: min/max are its ends
+            self._span = (int(times.min()), int(times.max()))
+        return self._span
+
+    @property
+    def reconstructed(self) -> bool:
+        """True when the timeline axis is reconstructed from record order (no wall clock)."""
+        return self.axis_clock == AXIS
+
+    def placed(self, rows: npt.NDArray[np.signedinteger[Any]]) -> tuple[I64, I64]:
+        """Start and end ns of call rows on the timeline's axis (`axis_clock`)."""
+        return self.calls.start(self.axis_clock, rows), self.calls.end(self.axis_clock, rows)
+
+    def thread_axis_span(self, t: int) -> tuple[int, int]:
+        """(first, last) ns of thread row `t` on the timeline's axis; (0, 0) without events."""
+        return self.calls.thread_span(t, self.axis_clock)
+
     def time_range(self, start_ns: int | None, end_ns: int | None) -> TimeRange | None:
-        """A range given relative to the trace's start on the timeline clock (None ends are the
-        trace's ends; both None: the whole trace, None)."""
+        """A range given relative to the trace's start on the timeline's axis (wall, or the
+        axis reconstructed from record order; None ends are the trace's ends; both None: the
+        whole trace, None)."""
         if start_ns is None and end_ns is None:
             return None
         lo = self.origin + (start_ns or 0)
         hi = self.end if end_ns is None else self.origin + end_ns
-        return TimeRange(lo, max(hi, lo) if end_ns is None else hi, self.timeline_clock)
+        return TimeRange(lo, max(hi, lo) if end_ns is None else hi, self.axis_clock)
 
     def methods(self, q: Query | None = None) -> MethodTable:
         """The method table as the query shows it (renamed when the query has a renaming)."""
@@ -232,14 +276,15 @@ class Session:
         return self.profile(q).thread_total
 
     def timeline(self) -> Timeline:
-        """The level-of-detail index of every thread on the timeline clock (the call chart)."""
+        """The level-of-detail index of every thread on the timeline axis (the call chart):
+        the wall clock, or the axis reconstructed from record order (`axis_clock`)."""
         with self.lock:
             if self._timeline is None:
                 calls = self.calls
                 self._timeline = Timeline(
                     calls,
-                    self._start_column(((), None), self.timeline_clock),
-                    calls.end(self.timeline_clock),
+                    self._start_column(((), None), self.axis_clock),
+                    calls.end(self.axis_clock),
                     self.origin,
                     self.end,
                 )

@@ -47,11 +47,12 @@ def tables(view: View) -> dict[str, Table]:
 
 def origins(session: Session) -> dict[str, int]:
     """The ns subtracted from each clock's times: the session's origin on the timeline clock,
-    the least time of the other clock (so both columns start near 0)."""
+    the least time of another clock (so both columns start near 0; a CPU-only trace's CPU
+    column too, its timeline being the reconstructed axis)."""
     ev = session.trace.events
     out: dict[str, int] = {}
     for c in session.clocks:
-        if c == session.timeline_clock:
+        if c == session.axis_clock:
             out[c] = session.origin
         else:
             col = ev.time(c)

@@ -31,7 +31,7 @@ def _metadata(view: View) -> dict[bytes, bytes]:
         "traceview.sampled": str(bool(view.trace.header.sampled)).lower(),
     }
     if q.time_range is not None:
-        zero = origins(view.session)[q.time_range.clock]
+        zero = origins(view.session).get(q.time_range.clock, view.session.origin)
         meta["traceview.range_ns"] = f"{q.time_range.lo - zero},{q.time_range.hi - zero}"
     return {k.encode(): v.encode() for k, v in meta.items()}
 

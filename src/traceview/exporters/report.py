@@ -86,7 +86,7 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     level = 0
     reached = 0
     tl = session.timeline()
-    times = session.trace.events.time(session.timeline_clock)
+    times = session.trace.events.time(session.axis_clock)
     tick = 1000 if len(times) and not np.any(times % 1000) else 1  # µs-based clocks
     pending = {t: [0] for t in range(tl.threads) if session.thread_records[t]}
     for clock in session.clocks:

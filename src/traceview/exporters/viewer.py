@@ -52,7 +52,7 @@ def trace_answer(s: Session, live: bool = True) -> Json:
     threads = []
     for t in range(len(tr.threads)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
-        first, last = calls.thread_span(t, s.timeline_clock)
+        first, last = s.thread_axis_span(t)
         has = bool(s.thread_records[t])
         name = tr.threads.name[t]
         threads.append(
@@ -76,6 +76,8 @@ def trace_answer(s: Session, live: bool = True) -> Json:
         "clocks": list(s.clocks),
         "default_clock": s.default_clock,
         "timeline_clock": s.timeline_clock,
+        # "reconstructed": no wall clock, threads laid out on an axis rebuilt from record order
+        "timeline_axis": "reconstructed" if s.reconstructed else s.timeline_clock,
         "estimates": bool(tr.header.sampled),
         "time": {
             "origin_us": us1(s.origin),
@@ -138,14 +140,14 @@ def call_answer(s: Session, row: int) -> Json:
     off = None
     if len(s.clocks) == 2:  # never negative: CPU can exceed wall by a clock tick
         off = max(0.0, round(times["incl_wall_us"] - times["incl_cpu_us"], 3))
-    clock = s.timeline_clock
+    start, stop = s.placed(idx)  # where the call sits on the timeline's axis
     return {
         "row": row,
         "thread": int(np.searchsorted(calls.thread_ranges[:, 1], row, side="right")),
         "method": int(calls.method[row]),
         "depth": int(calls.depth[row]),
-        "start_us": us1(int(calls.start(clock, idx)[0]), s.origin),
-        "end_us": us1(int(calls.end(clock, idx)[0]), s.origin),
+        "start_us": us1(int(start[0]), s.origin),
+        "end_us": us1(int(stop[0]), s.origin),
         **times,
         "off_cpu_us": off,
         "flags": flag_names(int(calls.flags[row])),
@@ -253,11 +255,12 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
     rows = fc.rows[:MAX_FRAMES]
     leaf, own = culprits(calls, rows, fc.clock)
     path = paths(calls, rows, leaf)
+    start, stop = s.placed(rows)  # placed on the timeline's axis, measured on `clock`
     cols: Json = {
         "call": ints(rows),
         "method": ints(calls.method[rows]),
-        "start_us": us(calls.start(clock, rows), s.origin),
-        "end_us": us(calls.end(clock, rows), s.origin),
+        "start_us": us(start, s.origin),
+        "end_us": us(stop, s.origin),
     }
     for c in ("wall", "cpu"):
         have = c in s.clocks

@@ -2,7 +2,7 @@
 // reader's diagnostics, shown plainly (overflow, truncation, sampled = estimates).
 
 import { el, setChildren } from "./dom.js";
-import { axisNote } from "./painter.js";
+import { axisName } from "./painter.js";
 import { fmtDuration } from "./format.js";
 import { on, state } from "./state.js";
 
@@ -50,7 +50,7 @@ export class HeaderPanel {
     const t = state.trace;
     const h = t.header;
     const fields = FIELDS.map(([k, name]) => [name, show(k, k === "source" ? t.source : h[k])]);
-    fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_clock], ["Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
+    fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_axis === "reconstructed" ? "thread CPU, axis " + axisName(t) : t.timeline_clock], [t.timeline_axis === "reconstructed" ? "Span (reconstructed axis)" : "Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
     const opts = Object.entries(h.options || {}).map(([k, v]) => [k, String(v)]);
     const threads = t.threads.map((th) => [
       String(th.row),
@@ -81,7 +81,6 @@ export class HeaderPanel {
       const iv = h.sampling_interval_us ? " (interval ≈ " + fmtDuration(h.sampling_interval_us) + ")" : "";
       out.push(["info", "Sampled trace" + iv + ": times and call counts are estimates, not exact."]);
     }
-    if (!t.clocks.includes("wall") && t.threads.length > 1) out.push(["info", axisNote(t)]);
     const n = t.diagnostics.length;
     if (n) {
       const first = t.diagnostics[0];

@@ -144,6 +144,13 @@ export function drawAxis(tl, c) {
   }
   tl.corner.textContent = fmtDuration(tl.view[1] - tl.view[0]) + " · " + axisName(state.trace);
   tl.corner.title = axisNote(state.trace);
+  // a reconstructed axis is named on the axis itself, not only in the corner's few words
+  const rebuilt = state.trace.timeline_axis === "reconstructed";
+  tl.axisLabel.hidden = !rebuilt;
+  if (rebuilt) {
+    tl.axisLabel.textContent = "Axis reconstructed from record order";
+    tl.axisLabel.title = axisNote(state.trace);
+  }
 }
 
 /** A short note when tiles of this zoom are not available (a report holds only some). */
@@ -161,13 +168,14 @@ export function drawMissing(tl, ctx, W, note, c) {
 
 /** What the time axis measures, in a few words. */
 export function axisName(trace) {
+  if (trace.timeline_axis === "reconstructed") return "reconstructed";
   if (trace.timeline_clock !== "cpu") return "wall";
-  return trace.clocks.includes("wall") ? "thread CPU" : "thread CPU, per thread";
+  return "thread CPU";
 }
 
-/** The axis explained (the corner's tooltip and the CPU-only banner). */
+/** The axis explained (the corner's tooltip). */
 export function axisNote(trace) {
+  if (trace.timeline_axis === "reconstructed") return "This trace records thread CPU time only (clock=thread-cpu). The axis is reconstructed from the order of records in the file: each record advances it by its own thread's CPU time since that thread's previous record, so threads line up in record order. Time off the CPU does not show; call times and ranges are measured on each thread's CPU clock.";
   if (trace.timeline_clock !== "cpu") return "Wall-clock time since the trace started";
-  if (trace.clocks.includes("wall")) return "Thread CPU time";
-  return "This trace records thread CPU time only (clock=thread-cpu): each row is on its own thread's CPU clock, so rows are not aligned in real time; gaps where a thread was off the CPU do not show.";
+  return "Thread CPU time";
 }

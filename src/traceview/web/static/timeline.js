@@ -52,8 +52,9 @@ export class Timeline {
     this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
     this.tip = el("div", { class: "tooltip", hidden: true });
     this.corner = el("div", { class: "tl-corner" });
+    this.axisLabel = el("span", { class: "tl-axislabel", hidden: true });
     this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas);
-    setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis), this.body, this.tip);
+    setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis, this.axisLabel), this.body, this.tip);
     this.scroll.addEventListener("scroll", () => this.invalidate());
     new ResizeObserver(() => this.invalidate()).observe(this.body);
     this.canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
