@@ -1,4 +1,4 @@
-"""Reads Android 16's low-overhead "long-running methods" dump (format.md §1.8) into a `Trace`.
+"""Reads Android 16's low-overhead method dumps (format.md §1.8), in both modes, into a `Trace`.
 
 The file has no header: a sequence of records, each opened by a type byte —
 `2` entry block: `u4 tid | u3 n | u4 size`, then `size` bytes holding `n` events;
@@ -8,7 +8,13 @@ An event is the SLEB128 delta of `time_ns << 1 | is_exit`; an entry is followed 
 delta of its `ArtMethod*`; both running values restart at 0 in every block. Exits carry no
 method: the reader pairs each exit with the entry it closes (per thread, by stack level).
 
-What the dump holds, and the diagnostics say: ART keeps only calls that ran for at least
+Two modes share the layout. "Long-running methods" writes every block's size; "all methods"
+(ART's `DumpBuffer`) leaves the u4 size unwritten (zero or what the buffer held), so a block's
+end is found by decoding its `n` events. The mode comes from the bytes: the first block with
+events has a size field equal to its decoded length only in long-running dumps. It is recorded
+as `options["mode"]` ("long-running-methods" / "all-methods") and `entry_format`.
+
+What a long-running dump holds, and the diagnostics say: ART keeps only calls that ran for at least
 2^23 timestamp-counter ticks (shorter pairs are erased from the buffer); the methods on the
 stack when tracing began are entered at that moment, but a stack deeper than the buffer's
 half is cut, and a thread's blocks may be flushed out of order, so exits without entries are
@@ -51,21 +57,36 @@ U64 = npt.NDArray[np.uint64]
 
 
 def sniff(head: bytes) -> bool:
-    """True when `head` starts like a low-overhead dump: an entry block whose sizes fit, or a
-    method info whose text is tab separated (empty blocks, which a thread with nothing long
-    running dumps, are skipped)."""
+    """True when `head` starts like a low-overhead dump: an entry block whose size fits, or
+    (all methods, size unwritten) whose events decode; or a method info whose text is tab
+    separated (empty blocks, which a thread with nothing to dump writes, are skipped)."""
     pos = 0
     while len(head) >= pos + BLOCK_HEADER and head[pos] == ENTRIES:
         n = int.from_bytes(head[pos + 5 : pos + 8], "little")
         (size,) = struct.unpack_from("<I", head, pos + 8)
-        if n or size:
-            return 0 < n <= int(size) <= 20 * n
-        pos += BLOCK_HEADER
+        if n:
+            if n <= int(size) <= 20 * n:
+                return True
+            return _plausible_unsized(head, pos + BLOCK_HEADER, n)
+        pos += BLOCK_HEADER  # an empty block: size 0, or unwritten in an all-methods dump
     if len(head) >= pos + METHOD_HEADER and head[pos] == METHOD_INFO:
         (length,) = struct.unpack_from("<H", head, pos + 9)
         text = head[pos + METHOD_HEADER : pos + METHOD_HEADER + length]
         return length > 0 and text.count(b"\t") >= 2
     return pos > 0 and pos >= len(head)
+
+
+def _plausible_unsized(head: bytes, start: int, n: int) -> bool:
+    """An all-methods block (size unwritten): its events decode within `head` and are followed
+    by another record type or the end of `head`; a block longer than `head` must have a first
+    event time of at least a second of uptime (ART's timestamps are CLOCK_MONOTONIC ns)."""
+    buf = np.frombuffer(head, dtype=np.uint8)
+    end = _block_end(buf, start, n)
+    if end is None:
+        lebs = decode(buf[start : start + 10])
+        first = lebs.signed()[:1]
+        return bool(len(first)) and int(first[0]) >> 1 >= 10**9
+    return end == len(head) or head[end] in (ENTRIES, METHOD_INFO, THREAD_INFO)
 
 
 @dataclass
@@ -79,11 +100,62 @@ class _Walk:
     method_texts: list[bytes] = field(default_factory=list)
     thread_names: dict[int, str] = field(default_factory=dict)
     diags: list[Diagnostic] = field(default_factory=list)
+    sizes: bool = True  # the blocks' size fields are written (long-running mode)
+
+
+def _block_end(buf: npt.NDArray[np.uint8], start: int, n: int) -> int | None:
+    """Where the `n` events from `start` end (an all-methods block has no size), or None when
+    the file ends first. Decodes a window of LEBs at once, widened until it holds n events."""
+    width = 8 * n + 16
+    while True:
+        stop = min(start + width, len(buf))
+        lebs = decode(buf[start:stop])
+        ends = lebs.start + lebs.length
+        good = ends <= stop - start
+        value = lebs.signed()[good]
+        first = np.zeros(len(value), dtype=bool)
+        first[:1] = True
+        before = _states_before((value & 1).astype(np.uint8), first)
+        times = np.flatnonzero(before < 2)
+        if len(times) > n:  # the (n+1)-th time LEB starts where the block ends
+            return start + int(lebs.start[good][times[n]])
+        if len(times) == n and n:
+            last = int(times[-1])
+            is_exit = (int(before[last]) ^ int(value[last] & 1)) == 1
+            closes = last if is_exit else last + 1
+            if closes < len(value):
+                return start + int(ends[good][closes])
+        if stop == len(buf):
+            return None
+        width *= 4
+
+
+def _sizes_written(buf: npt.NDArray[np.uint8], view: memoryview) -> bool:
+    """The mode, from the first block with events: its size field equals its decoded length in
+    a long-running dump; an all-methods dump (ART's `DumpBuffer`) leaves it unwritten (zero or
+    whatever the buffer held). A cut first block keeps the size field when it is plausible."""
+    pos, size = 0, len(view)
+    while pos + BLOCK_HEADER <= size and view[pos] == ENTRIES:
+        _, n3, length = struct.unpack_from("<I3sI", view, pos + 1)
+        n, length = int.from_bytes(n3, "little"), int(length)
+        start = pos + BLOCK_HEADER
+        if n == 0:
+            pos = start
+            if length:  # an empty block's size is 0 when written
+                return False
+            continue
+        end = _block_end(buf, start, n)
+        if end is not None:
+            return end - start == length
+        return n <= length <= 20 * n and start + length > size
+    return True
 
 
 def _walk(data: bytes | memoryview) -> _Walk:
     out = _Walk()
     view = memoryview(data)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    out.sizes = _sizes_written(buf, view)
     pos, size = 0, len(view)
     need = {ENTRIES: BLOCK_HEADER, METHOD_INFO: METHOD_HEADER, THREAD_INFO: THREAD_HEADER}
     while pos < size:
@@ -106,6 +178,19 @@ def _walk(data: bytes | memoryview) -> _Walk:
         if kind == ENTRIES:
             tid, n3, length = struct.unpack_from("<I3sI", view, pos + 1)
             start = pos + BLOCK_HEADER
+            if not out.sizes:  # all methods: the size field is garbage; decode to the end
+                n = int.from_bytes(n3, "little")
+                found = _block_end(buf, start, n) if n else start
+                length = size - start if found is None else found - start
+                if found is None:
+                    out.diags.append(
+                        Diagnostic(
+                            "truncated-block",
+                            f"the file ends inside an entry block of {n} events "
+                            "(all-methods dump: no size field); its complete events were read",
+                            offset=pos,
+                        )
+                    )
             end = min(start + length, size)
             if start + length > size:
                 out.diags.append(
@@ -379,16 +464,17 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
             )
         )
     origin = int(time.min()) if len(time) else 0
-    walk.diags.insert(
-        0,
-        Diagnostic(
-            "long-running-methods-only",
-            "Android 16 low-overhead dump of long-running methods: only calls that ran for at "
-            f"least 2^23 timestamp-counter ticks ({LONG_RUNNING_TICKS:,}) are present; shorter "
-            "calls were discarded, so exclusive times include them and call counts are not "
-            "complete",
-        ),
-    )
+    if walk.sizes:
+        walk.diags.insert(
+            0,
+            Diagnostic(
+                "long-running-methods-only",
+                "Android 16 low-overhead dump of long-running methods: only calls that ran for "
+                f"at least 2^23 timestamp-counter ticks ({LONG_RUNNING_TICKS:,}) are present; "
+                "shorter calls were discarded, so exclusive times include them and call counts "
+                "are not complete",
+            ),
+        )
     events = EventTable(
         thread=thread_row.astype(thread_index_dtype(len(threads))),
         method=method,
@@ -402,7 +488,8 @@ def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trac
         clock="wall",
         start_time_us=origin // 1000,
         elapsed_ns=int(time.max()) - origin if len(time) else 0,
-        entry_format="long-running",
+        options={"mode": "long-running-methods" if walk.sizes else "all-methods"},
+        entry_format="long-running" if walk.sizes else "all",
     )
     return assemble(about, threads, methods, events, walk.diags, source)
 
