@@ -1,13 +1,16 @@
-"""Writes a trace as Android 16's low-overhead long-running-methods dump (format.md §1.8), for
-the reader's round-trip tests and `traceview convert --to low-overhead`.
+"""Writes a trace as Android 16's low-overhead method dump (format.md §1.8), in its
+long-running-methods or all-methods mode, for the reader's round-trip tests and
+`traceview convert --to low-overhead`.
 
 Per thread, events go in blocks of at most `block_events`: `u1 2 | u4 tid | u3 n | u4 size`
-and the payload, each event the SLEB128 delta of `time_ns << 1 | is_exit` and, for an entry,
-the SLEB128 delta of its method id (both running values restart at 0 per block). Then one
-method info per method row (`u1 1 | u8 id | u2 len | class\\tname\\tsig\\tfile\\n`) and, when
-`thread_names` is set, thread infos (`u1 0 | u4 tid | u2 len | name`; ART omits them in
-long-running dumps). Times are the wall clock plus `base_ns` (CLOCK_MONOTONIC in a real
-dump). Exits are written without a method, as the format has none; unrolls become exits.
+and the payload (the all-methods mode writes the size as 0: ART leaves it unwritten), each
+event the SLEB128 delta of `time_ns << 1 | is_exit` and, for an entry, the SLEB128 delta of its
+method id (both running values restart at 0 per block). Then, in the order of ART's
+`DumpThreadMethodInfo`, thread infos when `thread_names` is set (`u1 0 | u4 tid | u2 len |
+name`; the default in the all-methods mode) and one method info per method row (`u1 1 | u8 id |
+u2 len | class\\tname\\tsig\\tfile\\n`). Times are the wall clock plus `base_ns`
+(CLOCK_MONOTONIC in a real dump). Exits are written without a method, as the format has none;
+unrolls become exits.
 """
 
 from __future__ import annotations
@@ -30,9 +33,15 @@ def dump_bytes(
     *,
     block_events: int = 4096,
     base_ns: int = BASE_NS,
-    thread_names: bool = False,
+    thread_names: bool | None = None,
+    mode: str = "long-running",
 ) -> bytes:
-    """The dump of `trace` (which needs a wall clock) as bytes."""
+    """The dump of `trace` (which needs a wall clock) as bytes. `mode` "all" writes ART's
+    all-methods layout: size fields left at 0, thread infos written unless told not to."""
+    if mode not in ("long-running", "all"):
+        raise ValueError(f"mode must be 'long-running' or 'all', not {mode!r}")
+    if thread_names is None:
+        thread_names = mode == "all"
     ev = trace.events
     if ev.wall is None:
         raise ValueError("a low-overhead dump needs the wall clock; this trace has none")
@@ -78,13 +87,8 @@ def dump_bytes(
     for b in range(len(starts)):
         tid = int(tids[thread[starts[b]]]) & 0xFFFFFFFF
         out += struct.pack("<BI", 2, tid) + int(counts[b]).to_bytes(3, "little")
-        out += struct.pack("<I", int(block_bytes[b]))
+        out += struct.pack("<I", int(block_bytes[b]) if mode == "long-running" else 0)
         out += raw[ends[b] - block_bytes[b] : ends[b]].tobytes()
-    me = trace.methods
-    for row in range(len(me)):
-        fields = (me.class_name[row], me.name[row], me.signature[row], me.source_file[row])
-        text = ("\t".join(fields) + "\n").encode("utf-8", "surrogateescape")
-        out += struct.pack("<BQH", 1, int(me.id[row]), len(text)) + text
     if thread_names:
         for row in range(len(trace.threads)):
             name = trace.threads.name[row]
@@ -92,6 +96,11 @@ def dump_bytes(
                 raw_name = name.encode("utf-8", "surrogateescape")
                 out += struct.pack("<BIH", 0, int(tids[row]) & 0xFFFFFFFF, len(raw_name))
                 out += raw_name
+    me = trace.methods
+    for row in range(len(me)):
+        fields = (me.class_name[row], me.name[row], me.signature[row], me.source_file[row])
+        text = ("\t".join(fields) + "\n").encode("utf-8", "surrogateescape")
+        out += struct.pack("<BQH", 1, int(me.id[row]), len(text)) + text
     return bytes(out)
 
 
