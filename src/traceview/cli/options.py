@@ -109,6 +109,20 @@ def add_mapping(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
     )
 
 
+def add_listening(parser: argparse.ArgumentParser, port: int, port_help: str) -> None:
+    """--host, --port, --allow-host: where a server listens and the Host names it answers."""
+    g = parser.add_argument_group("listening")
+    g.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    g.add_argument("--port", type=int, default=port, help=f"port to listen on ({port_help})")
+    g.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name the server answers to besides loopback (with a non-loopback --host)",
+    )
+
+
 def add_output(parser: argparse.ArgumentParser, json: bool = True) -> None:
     """-o FILE (- for stdout) and, for commands with a JSON form, --json."""
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (- for stdout)")

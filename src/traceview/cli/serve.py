@@ -26,8 +26,7 @@ def parser() -> argparse.ArgumentParser:
         prog="traceview serve",
         description="Run a trace service: upload traces, share a viewer page for each.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8192, help="port to listen on (default 8192)")
+    options.add_listening(p, 8192, "default 8192")
     p.add_argument(
         "--data", default=None, metavar="DIR", help="storage folder (default: the user data dir)"
     )
@@ -58,13 +57,6 @@ def parser() -> argparse.ArgumentParser:
         default="6G",
         metavar="SIZE",
         help="address space one upload's check may use",
-    )
-    p.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a Host name the server answers to besides loopback (with a non-loopback --host)",
     )
     return p
 

@@ -34,15 +34,7 @@ def parser() -> argparse.ArgumentParser:
     )
     options.add_trace(p)
     options.add_mapping(p)
-    p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a Host name the server answers to besides loopback (with a non-loopback --host)",
-    )
+    options.add_listening(p, 0, "default: a free one")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return p
 
