@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from support.v2bytes import sleb
 from traceview.analysis import Session
 from traceview.model import Trace, TraceFormatError
 from traceview.readers import load
@@ -18,18 +19,6 @@ from traceview.readers.lowoverhead import UNKNOWN_METHOD, sniff
 from traceview.synth import generate
 from traceview.writer import write
 from traceview.writer.lowoverhead import dump_bytes
-
-
-def sleb(value: int) -> bytes:
-    """SLEB128, written out plainly (the reader's is vectorised)."""
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
-        out.append(byte if done else byte | 0x80)
-        if done:
-            return bytes(out)
 
 
 def block(tid: int, events: list[tuple[int, bool, int]]) -> bytes:

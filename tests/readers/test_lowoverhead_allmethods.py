@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.v2bytes import sleb
 from traceview.model import Trace, TraceError, TraceFormatError
 from traceview.readers import load
 from traceview.readers.lowoverhead import sniff
@@ -189,23 +190,12 @@ def test_round_trip_in_both_modes(case: tuple[Trace, int], mode: str) -> None:
     assert np.array_equal(trace.events.thread, other.events.thread)
 
 
-def _sleb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
-        out.append(byte if done else byte | 0x80)
-        if done:
-            return bytes(out)
-
-
 def test_timeless_all_methods_dump_is_refused_in_one_line() -> None:
     """ART's stored `DumpBuffer` writes one SLEB128 delta of `ArtMethod* | action` per event
     (exits as 1 after an entry, 0 after an exit) and no time: said, not misread."""
     run, work = 0x7F00_1000, 0x7F00_2000
     events = [run, work - run, 1, 0, work - (run | 1), 1, 0]  # enter, enter, exit, exit, ...
-    payload = b"".join(_sleb(v) for v in events)
+    payload = b"".join(sleb(v) for v in events)
     head = struct.pack("<BI", 2, 42) + len(events).to_bytes(3, "little") + b"\xab\xcd\xef\x01"
     name = b"main"
     infos = struct.pack("<BIH", 0, 42, len(name)) + name
