@@ -37,8 +37,13 @@ I64 = npt.NDArray[np.int64]
 
 def tables(view: View) -> dict[str, Table]:
     """The four tables `traceview sql` queries, by name."""
+    return {"calls": calls_table(view), **tables_except_calls(view)}
+
+
+def tables_except_calls(view: View) -> dict[str, Table]:
+    """The small tables (one row per method, thread or edge): what a writer can build while
+    another thread builds and writes the calls table."""
     return {
-        "calls": calls_table(view),
         "methods": methods_table(view),
         "threads": threads_table(view),
         "edges": edges_table(view),

@@ -2,20 +2,30 @@
 the interchange for DuckDB, Spark, Trino, BigQuery and pandas.
 
 The tables are the ones `traceview sql` and the Python API use, defined once in
-`analysis/tables.py` (columns: docs/tables.md): `write_directory(view, path)` writes
-`path/{calls,methods,threads,edges}.parquet` (a directory per trace, like Spark's
-`x.parquet/`), zstd-compressed, each file replaced whole. Each file's metadata names the
-layout version, the clock, the clocks recorded, whether the trace is sampled and the time
-range. As a stream exporter (`export`) it writes the calls table alone.
+`analysis/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
+`folder/{calls,methods,threads,edges}.parquet`; `write_directory(view, path)` (a directory
+per trace, like Spark's `x.parquet/`) replaces each file whole, and `traceview sql`'s cache
+renames a whole folder into place. Each file's metadata names the layout version, the clock,
+the clocks recorded, whether the trace is sampled and the time range. As a stream exporter
+(`export`) it writes the calls table alone.
+
+Encoding (`write_arrow`, one rule for every table): zstd pages; 64-bit integers (row
+numbers, times) `DELTA_BINARY_PACKED`, which suits columns that grow along the rows and
+writes ~1.7x faster than dictionary attempts on them; other columns (32-bit rows such as
+thread, method, depth, and names) dictionary-encoded; row groups of pyarrow's default 1Mi
+rows, so readers split the calls table across cores. The calls table is built and written in
+a second thread while the small tables are.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
 from traceview.analysis.columnar import optional
-from traceview.analysis.tables import LAYOUT, calls_table, origins, tables
+from traceview.analysis.tables import LAYOUT, calls_table, origins, tables_except_calls
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 
@@ -36,30 +46,58 @@ def _metadata(view: View) -> dict[bytes, bytes]:
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-def _arrow(table: Any, view: View) -> Any:
-    arrow = table.to_arrow()
-    return arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **_metadata(view)})
+def write_arrow(arrow: Any, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
+    """One pyarrow table as a Parquet file, encoded as the module docstring says."""
+    pa = optional("pyarrow", WHAT)
+    pq = optional("pyarrow.parquet", WHAT)
+    schema = arrow.schema
+    wide = [f.name for f in schema if pa.types.is_int64(f.type) or pa.types.is_uint64(f.type)]
+    plain = set(wide) | {f.name for f in schema if pa.types.is_boolean(f.type)}
+    pq.write_table(
+        arrow.replace_schema_metadata({**(schema.metadata or {}), **metadata}),
+        where,
+        compression="zstd",
+        use_dictionary=[f.name for f in schema if f.name not in plain],
+        column_encoding=dict.fromkeys(wide, "DELTA_BINARY_PACKED"),
+    )
+
+
+def write_files(view: View, folder: Path) -> None:
+    """`folder/{calls,methods,threads,edges}.parquet` (the folder exists). ImportError
+    without pyarrow."""
+    optional("pyarrow.parquet", WHAT)
+    meta = _metadata(view)
+
+    def calls() -> None:
+        write_arrow(calls_table(view).to_arrow(), folder / "calls.parquet", meta)
+
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(calls)
+        for name, table in tables_except_calls(view).items():
+            write_arrow(table.to_arrow(), folder / f"{name}.parquet", meta)
+        done.result()
 
 
 def write_directory(view: View, path: str | Path) -> None:
-    """`path/{calls,methods,threads,edges}.parquet` (the directory is created; each file is
-    written beside its place and renamed over it). ImportError without pyarrow."""
-    pq = optional("pyarrow.parquet", WHAT)
+    """`path/{calls,methods,threads,edges}.parquet` (the directory is created; the files are
+    written in a folder beside them and each renamed over its place)."""
     root = Path(path)
     root.mkdir(parents=True, exist_ok=True)
-    for name, table in tables(view).items():
-        tmp = root / f".{name}.parquet.tmp"
-        try:
-            pq.write_table(_arrow(table, view), tmp, compression="zstd")
-            tmp.replace(root / f"{name}.parquet")
-        finally:
-            tmp.unlink(missing_ok=True)
+    tmp = root / f".traceview-tmp-{os.getpid()}"
+    tmp.mkdir(exist_ok=True)
+    try:
+        write_files(view, tmp)
+        for part in sorted(tmp.iterdir()):
+            part.replace(root / part.name)
+    finally:
+        for part in tmp.iterdir():
+            part.unlink(missing_ok=True)
+        tmp.rmdir()
 
 
 def export_calls(view: View, out: IO[Any], options: Options) -> None:
     """The calls table as one Parquet file on a stream."""
-    pq = optional("pyarrow.parquet", WHAT)
-    pq.write_table(_arrow(calls_table(view), view), out, compression="zstd")
+    write_arrow(calls_table(view).to_arrow(), out, _metadata(view))
 
 
 PARQUET = Exporter(
@@ -70,4 +108,4 @@ PARQUET = Exporter(
     export_calls,
 )
 
-__all__ = ["PARQUET", "write_directory"]
+__all__ = ["PARQUET", "write_arrow", "write_directory", "write_files"]

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from traceview.analysis.columnar import optional
-from traceview.analysis.tables import SQL_TABLES, tables
+from traceview.analysis.tables import SQL_TABLES
 from traceview.analysis.view import View
+from traceview.exporters.parquet import write_files
 
 SOURCES = "traceview_sources"  # the helper table mapping a Parquet file to its trace
 
@@ -55,15 +56,13 @@ def write_tables(view: View, directory: Path) -> None:
     """`directory/{calls,methods,threads,edges}.parquet` for `view`, all or nothing: written
     in a sibling temporary folder renamed into place (a concurrent writer of the same trace
     loses the race harmlessly)."""
-    optional("pyarrow", "traceview sql")
-    pq = optional("pyarrow.parquet", "traceview sql")
+    optional("pyarrow.parquet", "traceview sql")
     directory.parent.mkdir(parents=True, exist_ok=True)
     tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        for name, table in tables(view).items():
-            pq.write_table(table.to_arrow(), tmp / f"{name}.parquet", compression="zstd")
+        write_files(view, tmp)
         try:
             tmp.rename(directory)
         except OSError:
