@@ -200,15 +200,17 @@ def formatted(
     columns: Callable[[int, int], I64],
     n: int,
     workers: int | None = None,
+    chunk: int | None = None,
 ) -> Iterator[memoryview]:
-    """The `n` records of `template` in chunks of `CHUNK`, in order: `columns(lo, hi)` gives
-    the fields of records `lo:hi`. Chunks are built on up to `workers` threads (default: the
-    project's setting, `TRACEVIEW_WORKERS`, else both of two cores), a few at a time, into
-    buffers used again once written (fresh pages cost a page fault per 4 KiB: ~10 % more
-    time). Each chunk is valid until the next one is asked for."""
+    """The `n` records of `template` in chunks of `chunk` records (default `CHUNK`), in order:
+    `columns(lo, hi)` gives the fields of records `lo:hi`. Chunks are built on up to
+    `workers` threads (default: the project's setting, `TRACEVIEW_WORKERS`, else both of two
+    cores), a few at a time, into buffers used again once written (fresh pages cost a page
+    fault per 4 KiB: ~10 % more time). Each chunk is valid until the next one is asked for."""
     if workers is None:
         workers = default_workers(unset=2)
-    spans = [(lo, min(lo + CHUNK, n)) for lo in range(0, n, CHUNK)]
+    step = CHUNK if chunk is None else max(1, chunk)
+    spans = [(lo, min(lo + step, n)) for lo in range(0, n, step)]
     free: queue.SimpleQueue[U8] = queue.SimpleQueue()
 
     def build(span: tuple[int, int]) -> tuple[U8, int]:
