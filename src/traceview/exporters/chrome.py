@@ -58,6 +58,7 @@ def export_chrome(view: View, out: IO[Any], options: Options) -> None:
     names = (json.dumps(n, ensure_ascii=False).encode() for n in frame_names(view))
     rest = [b',"dur":', b',"name":', *args, b"}}"]
     template = jsonbytes.Template([b"", *rest], [M, M, T] + [M] * len(clocks), names)
+    buffers = jsonbytes.Buffers()
     for part in thread_calls(view):
         t = part.thread
         tid = int(th.id[t])
@@ -79,7 +80,7 @@ def export_chrome(view: View, out: IO[Any], options: Options) -> None:
             return cols
 
         write = jsonbytes.byte_writer(out)
-        for chunk in jsonbytes.formatted(events, columns, len(part)):
+        for chunk in jsonbytes.formatted(events, columns, len(part), buffers=buffers):
             write(chunk)
     out.write("\n]}\n")
 

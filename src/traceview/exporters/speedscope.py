@@ -86,6 +86,7 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     events = jsonbytes.Template(
         [b',{"type":"', b'","frame":', b',"at":', b"}"], [TEXT, INT, INT], [b"O", b"C"]
     )
+    buffers = jsonbytes.Buffers()
     first = True
     for part in thread_calls(view):
         call, closing = event_order(part)
@@ -112,7 +113,9 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
             return cols
 
         write = jsonbytes.byte_writer(out)
-        for lo, chunk in enumerate(jsonbytes.formatted(events, columns, len(call))):
+        for lo, chunk in enumerate(
+            jsonbytes.formatted(events, columns, len(call), buffers=buffers)
+        ):
             write(chunk if lo else chunk[1:])
         out.write("]}")
     out.write("]}\n")
