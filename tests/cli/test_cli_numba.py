@@ -59,3 +59,17 @@ def test_commands_without_an_event_export_do_not_import_numba(
 
 def test_the_event_exports_do(trace_path: Path, tmp_path: Path) -> None:
     assert imports_numba("export", str(trace_path), "-o", str(tmp_path / "t.chrome.json"))
+
+
+def test_the_event_exports_work_without_a_writable_numba_cache(
+    trace_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No cache directory numba can write (here: only the user-provided locator, pointing
+    under a file): the kernels compile in the process instead of refusing to run."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_LOCATOR_CLASSES", "UserProvidedCacheLocator")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "cache"))
+    out = tmp_path / "t.speedscope.json"
+    assert imports_numba("export", str(trace_path), "-o", str(out))
+    assert out.read_bytes().startswith(b'{"$schema"')

@@ -36,8 +36,13 @@ CHUNK: Final = 1 << 16  # records per chunk: ~12 MB of Chrome events, a few in f
 
 
 def njit(f: F) -> F:
-    """`numba.njit`, cached on disk and releasing the GIL, typed as the function it wraps."""
-    return cast(F, numba.njit(cache=True, nogil=True)(f))
+    """`numba.njit`, cached on disk and releasing the GIL, typed as the function it wraps.
+    Without a writable cache directory (a read-only install and home) numba refuses to
+    cache: the kernel is then compiled in each process that uses it (~0.6 s) instead."""
+    try:
+        return cast(F, numba.njit(cache=True, nogil=True)(f))
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return cast(F, numba.njit(nogil=True)(f))
 
 
 # Indices are unsigned throughout: numba checks every signed index for wraparound (a
