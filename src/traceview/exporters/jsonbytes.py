@@ -3,11 +3,12 @@ speedscope): a record is a `Template` of constant byte pieces around numeric and
 and a numba kernel fills a byte buffer with many records at once, chunk by chunk, on the
 project's worker threads (the kernel releases the GIL), chunks written in order.
 
-numba is imported here and only here, so only the formats that import this module pay for it
-(about 0.2 s; the first call then loads the compiled kernel from numba's cache: `__pycache__`
-beside this file, or numba's user-wide cache directory when that is not writable;
-NUMBA_CACHE_DIR overrides both). Text never goes through the kernel's formatting: each text
-(a method's name) is encoded once, already escaped, and the kernel copies its bytes.
+Importing this module imports numba (through `analysis.jit`, about 0.2 s), so only the formats
+that import it, inside their export function, pay for it; the first call then loads the
+compiled kernel from numba's cache (`__pycache__` beside this file, or numba's user-wide cache
+folder when that is not writable; NUMBA_CACHE_DIR overrides both). Text never goes through
+the kernel's formatting: each text (a method's name) is encoded once, already escaped, and
+the kernel copies its bytes.
 """
 
 from __future__ import annotations
@@ -16,33 +17,22 @@ import codecs
 import copy
 import queue
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Final, TypeVar, cast
+from typing import IO, Any, Final
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._workers import default_workers, parallel_imap
+from traceview.analysis.jit import njit
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
-F = TypeVar("F", bound=Callable[..., Any])
 
 INT: Final = 0  # the value as a decimal integer
 MICROS: Final = 1  # ns as µs with three decimals (exact): 1234567 -> 1234.567
 TEXT: Final = 2  # the value is an index into the template's texts, copied as they are
 WIDTH: Final = 25  # the most bytes a number takes: "-9223372036854775.808" is 21
-CHUNK: Final = 1 << 16  # records per chunk: ~12 MB of Chrome events, a few in flight
-
-
-def njit(f: F) -> F:
-    """`numba.njit`, cached on disk and releasing the GIL, typed as the function it wraps.
-    Without a writable cache directory (a read-only install and home) numba refuses to
-    cache: the kernel is then compiled in each process that uses it (~0.6 s) instead."""
-    try:
-        return cast(F, numba.njit(cache=True, nogil=True)(f))
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return cast(F, numba.njit(nogil=True)(f))
+CHUNK = 1 << 16  # records per chunk: ~12 MB of Chrome events, a few in flight
 
 
 # Indices are unsigned throughout: numba checks every signed index for wraparound (a
@@ -262,4 +252,4 @@ def byte_writer(out: IO[Any]) -> Callable[[memoryview], object]:
     return lambda data: out.write(str(data, "utf-8"))
 
 
-__all__ = ["INT", "MICROS", "TEXT", "Buffers", "Template", "byte_writer", "formatted", "njit"]
+__all__ = ["INT", "MICROS", "TEXT", "Buffers", "Template", "byte_writer", "formatted"]
