@@ -15,11 +15,14 @@ import json
 from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread_calls
 from traceview.model import visible
+
+I64 = npt.NDArray[np.int64]
 
 
 def _meta(name: str, pid: int, tid: int | None, args: dict[str, Any]) -> str:
@@ -67,7 +70,7 @@ def export_chrome(view: View, out: IO[Any], options: Options) -> None:
         head = f',\n{{"ph":"X","pid":{pid},"tid":{tid},"ts":'.encode()
         events = template.with_pieces([head, *rest])
 
-        def columns(lo: int, hi: int, part: ThreadCalls = part) -> np.ndarray[Any, Any]:
+        def columns(lo: int, hi: int, part: ThreadCalls = part) -> I64:
             sl = slice(lo, hi)
             cols = np.empty((3 + len(clocks), hi - lo), dtype=np.int64)
             for k, c in enumerate(clocks):

@@ -26,9 +26,10 @@ from traceview.model import visible
 
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 I64 = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
 
 
-def event_order(part: ThreadCalls) -> tuple[I64, npt.NDArray[np.bool_]]:
+def event_order(part: ThreadCalls) -> tuple[I64, Bools]:
     """The thread's open/close events in nesting order: (call row, is_close) per event.
 
     No sort: each event's slot follows from counts. With d[i] the calls open around row i
@@ -102,7 +103,7 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
         first = False
 
         def columns(
-            lo: int, hi: int, part: ThreadCalls = part, call: I64 = call, closing: Any = closing
+            lo: int, hi: int, part: ThreadCalls = part, call: I64 = call, closing: Bools = closing
         ) -> I64:
             sl = slice(lo, hi)
             rows, kind = call[sl], closing[sl]
@@ -113,10 +114,9 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
             return cols
 
         write = jsonbytes.byte_writer(out)
-        for lo, chunk in enumerate(
-            jsonbytes.formatted(events, columns, len(call), buffers=buffers)
-        ):
-            write(chunk if lo else chunk[1:])
+        chunks = jsonbytes.formatted(events, columns, len(call), buffers=buffers)
+        for i, chunk in enumerate(chunks):
+            write(chunk if i else chunk[1:])
         out.write("]}")
     out.write("]}\n")
 
