@@ -32,12 +32,13 @@ Bools = npt.NDArray[np.bool_]
 def event_order(part: ThreadCalls) -> tuple[I64, Bools]:
     """The thread's open/close events in nesting order: (call row, is_close) per event.
 
-    No sort: each event's slot follows from counts. With d[i] the calls open around row i
-    (those before it whose subtree has not ended, i - #{j: subtree_end[j] <= i}), the open of
-    row i comes after i opens and i - d[i] closes, at 2i - d[i]; the close of row i comes
-    after subtree_end[i] opens and the closes of every call ending at or before it but
-    itself and the d[i] calls around it, deepest first, at 2 subtree_end[i] - 1 - d[i]. The
-    depths come from the subtree ends, so the order is that of the nesting itself."""
+    No sort: each event's slot follows from counts. Let d[i] be the number of ancestors of
+    row i (the calls before it whose subtree has not ended: i - #{j: subtree_end[j] <= i}).
+    The open of row i comes after the i opens of rows < i and the closes of all of those but
+    its d[i] ancestors: slot 2i - d[i]. The close of row i, whose subtree ends at e, comes
+    after the e opens of rows < e and the closes of all of those but itself and its d[i]
+    ancestors (deeper calls close first): slot 2e - 1 - d[i]. Depths are counted from the
+    subtree ends, so the order is that of the nesting itself."""
     n = len(part)
     end = part.subtree_end
     rows = np.arange(n, dtype=np.int64)
