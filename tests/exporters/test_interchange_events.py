@@ -129,9 +129,8 @@ def test_chrome_times_are_the_exact_ns_even_below_zero(
     calls = session.calls
     first = int(calls.start("wall").min())
     zero = dict(origins(View(session, session.query())))
-    zero["wall"] = {"none": zero["wall"], "one ns": first + 1, "far": first + 123_456_789_012}[
-        shift
-    ]
+    moved = {"none": zero["wall"], "one ns": first + 1, "far": first + 123_456_789_012}
+    zero["wall"] = moved[shift]
     monkeypatch.setattr(chrome, "origins", lambda view: zero)
     view = View(session, session.query(clock="wall"))
     data = render(view, "chrome", True)
