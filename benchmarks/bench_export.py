@@ -9,13 +9,18 @@ number includes whatever the format needs the engine to build. Prints, per size:
 (`session.profile`, the direct path `traceview stats` uses), the call table (`session.calls`,
 which every export needs), then per format the whole export from a fresh session (engine +
 writing) and the writing alone (session warmed with the call table), output to /dev/null
-(Parquet: to a temporary directory), and the output size.
+(Parquet: to a temporary directory), and the output size. The formats written by compiled
+kernels (chrome, speedscope) also pay, once per process, numba's import and the kernel's
+first call: measured apart in fresh interpreters, with numba's cache warm and with an empty
+one (a first run: the kernels compile).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +36,18 @@ from traceview.exporters import Options, get
 from traceview.model import Trace
 
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
+KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing exporters/jsonbytes.py
+
+# in a fresh interpreter: numba's import and the kernel's first call (numpy already loaded)
+FIRST_CALL = """
+import time
+import numpy as np
+import traceview.analysis._workers
+t = time.perf_counter()
+from traceview.exporters.jsonbytes import INT, Template
+Template([b"", b""], [INT]).format(np.zeros((1, 1), dtype=np.int64))
+print(time.perf_counter() - t)
+"""
 
 
 class Counter(io.RawIOBase):
@@ -107,6 +124,30 @@ def bench(trace: Trace, records: int, formats: list[str], rounds: int) -> None:
         print(f"  {name:<12} {t_fresh:8.2f}s {t_write:10.2f}s {mib(float(size)):>12}", flush=True)
 
 
+def first_call(cache: str) -> float:
+    """Seconds to import numba and call the kernel once, in a fresh interpreter whose numba
+    cache is the directory `cache`."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    run = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL], capture_output=True, text=True, env=env, check=True
+    )
+    return float(run.stdout.split()[-1])
+
+
+def bench_first_call(rounds: int) -> None:
+    """Print numba's import + first kernel call, cold (empty cache) and warm."""
+    cold = warm = float("inf")
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as cache:
+            cold = min(cold, first_call(cache))
+            warm = min(warm, first_call(cache))
+    print(f"  numba import + first kernel call (once per process, {', '.join(KERNEL_FORMATS)}):")
+    print(f"    cache warm              {warm:7.2f} s")
+    print(f"    cache cold (compiles)   {cold:7.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, nargs="+", default=[10_000_000])
@@ -114,6 +155,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
     print(machine())
+    if any(f in KERNEL_FORMATS for f in args.formats):
+        bench_first_call(args.rounds)
     for records in args.records:
         bench(trace_of(records), records, args.formats, args.rounds)
 

@@ -16,15 +16,20 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def default_workers() -> int:
-    """TRACEVIEW_WORKERS when set (`auto` = the CPU count, at most 4), else 1.
+def default_workers(unset: int = 1) -> int:
+    """TRACEVIEW_WORKERS when set (`auto` = the CPU count, at most 4), else `unset` (at most
+    the CPU count).
 
     One worker by default: two overlap the biggest thread's temporaries with another's, which
     costs about 1x the file size in peak memory for a shorter wall time on an idle machine.
+    Work whose memory does not grow with the trace (formatting bounded chunks) asks for more.
     """
-    env = os.environ.get("TRACEVIEW_WORKERS", "1")
+    cpus = os.cpu_count() or 1
+    env = os.environ.get("TRACEVIEW_WORKERS")
+    if env is None:
+        return max(1, min(unset, cpus))
     if env == "auto":
-        return max(1, min(os.cpu_count() or 1, 4))
+        return max(1, min(cpus, 4))
     # ASCII digits only ('²'.isdigit() is True), and few of them (int() refuses 4300+)
     if env.isascii() and env.isdigit() and len(env) <= 3:
         return max(1, int(env))

@@ -22,8 +22,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def njit(f: F) -> F:
-    """`f` compiled by numba (nopython, nogil, cached), with its signature kept for mypy."""
-    return cast(F, numba.njit(cache=True, nogil=True)(f))
+    """`f` compiled by numba (nopython, nogil, cached), with its signature kept for mypy.
+    Without a writable cache folder (a read-only install and home) numba refuses to cache:
+    the kernel is then compiled in each process that uses it instead of failing."""
+    try:
+        return cast(F, numba.njit(cache=True, nogil=True)(f))
+    except RuntimeError:  # "cannot cache function ...: no locator available for file ..."
+        return cast(F, numba.njit(nogil=True)(f))
 
 
 __all__ = ["njit"]

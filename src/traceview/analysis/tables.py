@@ -65,17 +65,28 @@ def origins(session: Session) -> dict[str, int]:
     return out
 
 
+def unclipped_calls(view: View) -> CallTable | None:
+    """The selection's calls (threads, "my code") when no time range clips them, so that their
+    times are their events' (`calls.start(clock, rows)`, read as needed); None with a range."""
+    session, q = view.session, view.query
+    if q.time_range is not None:
+        return None
+    calls = session.selection(q)
+    return calls if q.threads is None else filters.threads(calls, q.threads)
+
+
 def selected_calls(view: View) -> tuple[CallTable, dict[str, I64], dict[str, I64]]:
     """The selection's calls (threads, "my code", the calls overlapping the time range) and
     their start and end ns per clock, clipped to the range (absolute, as the events hold them)."""
+    whole = unclipped_calls(view)
+    if whole is not None:
+        clocks = whole.clocks
+        return whole, {c: whole.start(c) for c in clocks}, {c: whole.end(c) for c in clocks}
     session, q = view.session, view.query
     calls = session.selection(q)
     clocks = calls.clocks
-    if q.time_range is None:
-        if q.threads is not None:
-            calls = filters.threads(calls, q.threads)
-        return calls, {c: calls.start(c) for c in clocks}, {c: calls.end(c) for c in clocks}
     tr = q.time_range
+    assert tr is not None
     n = len(calls)
     keep = np.zeros(n, dtype=bool)
     start = {c: np.zeros(n, dtype=np.int64) for c in clocks}

@@ -5,8 +5,10 @@ Frames are shared by every profile (one per method: its label, source file and l
 known). Each thread's profile opens and closes a frame for every call of the selection, in
 nanoseconds on the query's clock from the trace's start, clipped to the time range; the
 order of the events is the depth-first order of the calls (an exit before the next sibling's
-entry), computed with one sort. `merge_threads` does not apply: speedscope shows one profile
-at a time and merges nothing across them. Written in chunks, never as one big list.
+entry), computed without sorting from the subtree ends. `merge_threads` does not apply:
+speedscope shows one profile at a time and merges nothing across them. The events are
+formatted by a compiled kernel (`jsonbytes`), chunk by chunk on the worker threads, and
+written as they are built, never as one big list.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
@@ -22,21 +25,32 @@ from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread
 from traceview.model import visible
 
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
-CHUNK = 1 << 17  # events formatted per write
+I64 = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
 
 
-def event_order(part: ThreadCalls) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """The thread's open/close events in nesting order: (call row, is_close) per event. A close
-    of call i sits just before the entry of row subtree_end[i], deeper closes first."""
+def event_order(part: ThreadCalls) -> tuple[I64, Bools]:
+    """The thread's open/close events in nesting order: (call row, is_close) per event.
+
+    No sort: each event's slot follows from counts. Let d[i] be the number of ancestors of
+    row i (the calls before it whose subtree has not ended: i - #{j: subtree_end[j] <= i}).
+    The open of row i comes after the i opens of rows < i and the closes of all of those but
+    its d[i] ancestors: slot 2i - d[i]. The close of row i, whose subtree ends at e, comes
+    after the e opens of rows < e and the closes of all of those but itself and its d[i]
+    ancestors (deeper calls close first): slot 2e - 1 - d[i]. Depths are counted from the
+    subtree ends, so the order is that of the nesting itself."""
     n = len(part)
+    end = part.subtree_end
     rows = np.arange(n, dtype=np.int64)
-    primary = np.concatenate((rows, part.subtree_end))
-    closing = np.concatenate((np.zeros(n, dtype=np.int8), np.ones(n, dtype=np.int8)))
-    # at one position: closes (deepest first), then the open
-    tertiary = np.concatenate((np.zeros(n, dtype=np.int64), -part.depth.astype(np.int64)))
-    order = np.lexsort((tertiary, 1 - closing, primary))
-    call = np.concatenate((rows, rows))[order]
-    return call, closing[order].astype(bool)
+    closed = np.cumsum(np.bincount(end, minlength=n + 1)[:n])  # calls ended at or before i
+    depth = rows - closed
+    call = np.empty(2 * n, dtype=np.int64)
+    closing = np.ones(2 * n, dtype=bool)
+    opens = rows + closed
+    call[opens] = rows
+    closing[opens] = False
+    call[2 * end - 1 - depth] = rows
+    return call, closing
 
 
 def _frames(view: View) -> list[dict[str, Any]]:
@@ -54,6 +68,8 @@ def _frames(view: View) -> list[dict[str, Any]]:
 
 def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     """The speedscope JSON document, streamed thread by thread."""
+    from traceview.exporters import jsonbytes  # numba: paid only by the formats using it
+
     clock = view.query.clock
     zero = origins(view)[clock]
     th = view.trace.threads
@@ -67,38 +83,41 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     }
     text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
     out.write(text[:-1] + ',"profiles":[')
+    INT, TEXT = jsonbytes.INT, jsonbytes.TEXT
+    # `,{"type":"O","frame":12,"at":3456}`: the thread's first event drops its comma
+    events = jsonbytes.Template(
+        [b',{"type":"', b'","frame":', b',"at":', b"}"], [TEXT, INT, INT], [b"O", b"C"]
+    )
+    buffers = jsonbytes.Buffers()
     first = True
     for part in thread_calls(view):
         call, closing = event_order(part)
-        start = part.start[clock] - zero
-        end = part.end[clock] - zero
-        at = np.where(closing, end[call], start[call])
         profile = {
             "type": "evented",
             "name": visible(f"{th.label(part.thread)} ({clock})"),
             "unit": "nanoseconds",
-            "startValue": int(at[0]),
-            "endValue": int(at[-1]),
+            "startValue": int(part.spans.start(clock, call[:1])[0]) - zero,
+            "endValue": int(part.spans.end(clock, call[-1:])[0]) - zero,
         }
         body = json.dumps(profile, ensure_ascii=False, separators=(",", ":"))
         out.write(("" if first else ",\n") + body[:-1] + ',"events":[\n')
         first = False
-        method = part.method
-        for lo in range(0, len(call), CHUNK):
-            sl = slice(lo, lo + CHUNK)
-            kinds = closing[sl].tolist()
-            frames = method[call[sl]].tolist()
-            ats = at[sl].tolist()
-            sep = "" if lo == 0 else ","
-            out.write(
-                sep
-                + ",".join(
-                    [
-                        f'{{"type":"{"C" if k else "O"}","frame":{f},"at":{a}}}'
-                        for k, f, a in zip(kinds, frames, ats, strict=True)
-                    ]
-                )
-            )
+
+        def columns(
+            lo: int, hi: int, part: ThreadCalls = part, call: I64 = call, closing: Bools = closing
+        ) -> I64:
+            sl = slice(lo, hi)
+            rows, kind = call[sl], closing[sl]
+            cols = np.empty((3, hi - lo), dtype=np.int64)
+            cols[0] = kind
+            cols[1] = part.method[rows]
+            np.subtract(part.spans.at(clock, rows, kind), zero, out=cols[2])
+            return cols
+
+        write = jsonbytes.byte_writer(out)
+        chunks = jsonbytes.formatted(events, columns, len(call), buffers=buffers)
+        for i, chunk in enumerate(chunks):
+            write(chunk if i else chunk[1:])
         out.write("]}")
     out.write("]}\n")
 

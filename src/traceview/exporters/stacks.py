@@ -18,13 +18,14 @@ import numpy.typing as npt
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
 from traceview.analysis.tables import origins as table_origins
-from traceview.analysis.tables import selected_calls
+from traceview.analysis.tables import selected_calls, unclipped_calls
 from traceview.analysis.view import View
 from traceview.model import visible
 
 I64 = npt.NDArray[np.int64]
 MAX_DEPTH = 1024  # stack formats keep this many frames; deeper ones fold into `DEEPER`
 DEEPER = "[deeper frames]"
+ALL = slice(None)
 
 
 @dataclass(frozen=True)
@@ -108,18 +109,45 @@ def frame_names(view: View) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Spans:
+    """One thread's call start and end ns per clock, read on demand (a chunk at a time):
+    the events' time columns (`starts` and `ends` the same) through each call's `enter` and
+    `exit` event rows, or, without event rows, the clipped times of each call."""
+
+    starts: dict[str, I64]
+    ends: dict[str, I64]
+    enter: I64 | None = None
+    exit: I64 | None = None
+
+    def start(self, clock: str, calls: slice | I64 = ALL) -> I64:
+        """Start ns of `calls` (rows of this thread) on `clock`."""
+        col = self.starts[clock]
+        return col[calls] if self.enter is None else col[self.enter[calls]]
+
+    def end(self, clock: str, calls: slice | I64 = ALL) -> I64:
+        """End ns of `calls` on `clock`."""
+        col = self.ends[clock]
+        return col[calls] if self.exit is None else col[self.exit[calls]]
+
+    def at(self, clock: str, calls: I64, closing: npt.NDArray[np.bool_]) -> I64:
+        """Per event (a call opening or `closing`) its time: the call's end or start."""
+        if self.enter is None or self.exit is None:
+            return np.where(closing, self.end(clock, calls), self.start(clock, calls))
+        return self.starts[clock][np.where(closing, self.exit[calls], self.enter[calls])]
+
+
+@dataclass(frozen=True)
 class ThreadCalls:
     """One thread's calls in the selection, in pre-order: `depth`, `method`, `parent` and
-    `subtree_end` (rows of this part, -1 for a root), and per clock the `start` and `end` ns
-    (absolute, as the events hold them), clipped to the time range."""
+    `subtree_end` (rows of this part, -1 for a root), and per clock the start and end ns
+    (absolute, as the events hold them), clipped to the time range (`spans`)."""
 
     thread: int
     method: npt.NDArray[np.int32]
     depth: npt.NDArray[np.int32]
     parent: I64
     subtree_end: I64
-    start: dict[str, I64]
-    end: dict[str, I64]
+    spans: Spans
 
     def __len__(self) -> int:
         return len(self.method)
@@ -127,13 +155,25 @@ class ThreadCalls:
 
 def thread_calls(view: View) -> Iterator[ThreadCalls]:
     """The selection's calls thread by thread (only threads with calls in the selection), from
-    `analysis.tables.selected_calls` (the same clipping as the profile and the SQL tables)."""
-    calls, start, end = selected_calls(view)
+    `analysis.tables` (the same clipping as the profile and the SQL tables). Without a time
+    range the times are gathered from the events only when read (no copy of every call's)."""
+    whole = unclipped_calls(view)
+    if whole is not None:
+        calls = whole
+        columns = {c: calls.trace.events.time(c) for c in calls.clocks}
+    else:
+        calls, start, end = selected_calls(view)
     for t in range(len(calls.thread_ranges)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if hi == lo:
             continue
         sel = slice(lo, hi)
+        if whole is not None:
+            spans = Spans(columns, columns, calls.enter_event[sel], calls.exit_event[sel])
+        else:
+            spans = Spans(
+                {c: v[sel] for c, v in start.items()}, {c: v[sel] for c, v in end.items()}
+            )
         parent = calls.parent[sel].astype(np.int64) - lo
         parent[parent < 0] = -1
         yield ThreadCalls(
@@ -142,8 +182,7 @@ def thread_calls(view: View) -> Iterator[ThreadCalls]:
             calls.depth[sel],
             parent,
             calls.subtree_end[sel].astype(np.int64) - lo,
-            {c: v[sel] for c, v in start.items()},
-            {c: v[sel] for c, v in end.items()},
+            spans,
         )
 
 

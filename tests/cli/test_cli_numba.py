@@ -1,0 +1,75 @@
+"""numba (about 0.2 s to import) is loaded only by the exports that format with its kernels
+(chrome, speedscope): every other command, and the other export formats, start without it.
+Each case runs the CLI in a fresh interpreter and reports whether numba was imported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from traceview.synth import generate
+from traceview.writer import write
+
+PROBE = (
+    "import sys\n"
+    "from traceview.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(code, 'numba' in sys.modules)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def trace_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("numba") / "t.trace"
+    write(generate(records=2000, threads=2, seed=5), str(path))
+    return path
+
+
+def imports_numba(*argv: str) -> bool:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, check=False
+    )
+    code, loaded = run.stdout.split()[-2:]
+    assert code == "0", run.stderr
+    return loaded == "True"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "{trace}"],
+        ["stats", "{trace}"],
+        ["export", "{trace}", "-o", "{out}.folded"],
+        ["export", "{trace}", "-o", "{out}.pb.gz"],
+    ],
+)
+def test_commands_without_an_event_export_do_not_import_numba(
+    trace_path: Path, tmp_path: Path, argv: list[str]
+) -> None:
+    args = [a.format(trace=trace_path, out=tmp_path / "out") for a in argv]
+    assert not imports_numba(*args)
+
+
+def test_the_event_exports_do(trace_path: Path, tmp_path: Path) -> None:
+    assert imports_numba("export", str(trace_path), "-o", str(tmp_path / "t.chrome.json"))
+
+
+def test_the_event_exports_work_without_a_writable_numba_cache(
+    trace_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No cache directory numba can write (here: only the user-provided locator, pointing
+    under a file): the kernels compile in the process instead of refusing to run."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_LOCATOR_CLASSES", "UserProvidedCacheLocator")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "cache"))
+    out = tmp_path / "t.speedscope.json"
+    assert imports_numba("export", str(trace_path), "-o", str(out))
+    assert out.read_bytes().startswith(b'{"$schema"')
