@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -135,8 +135,7 @@ def invert(tree: CallTree, max_depth: int = 64) -> CallTree:
     store, k = kernels.merge_callers(
         tree.parent, tree.method, tree.calls, excl[0], excl[-1], max_depth
     )
-    out = _finish(tree.trace, clocks, store, k)
-    return replace(out, excl=out.incl)  # both hold the exclusive time reached by the path
+    return _finish(tree.trace, clocks, store, k, bottom_up=True)
 
 
 def by_depth(depth: npt.NDArray[np.integer]) -> list[npt.NDArray[np.intp]]:
@@ -151,21 +150,25 @@ def by_depth(depth: npt.NDArray[np.integer]) -> list[npt.NDArray[np.intp]]:
     return [order[bounds[d] : bounds[d + 1]] for d in range(top + 1)]
 
 
-def _finish(trace: Trace, clocks: tuple[str, ...], store: Store, k: int) -> CallTree:
+def _finish(
+    trace: Trace, clocks: tuple[str, ...], store: Store, k: int, bottom_up: bool = False
+) -> CallTree:
     """The `k` merged nodes of `store` (ids: parents first) in depth-first pre-order, children
-    by decreasing inclusive on the first clock (ties by method row)."""
+    by decreasing inclusive on the first clock (ties by method row). A top-down node's
+    exclusive time is its inclusive minus its children's; a bottom-up node's is its weight."""
     from traceview.analysis import _merging as kernels
 
     parent, method, depth = store[1][:k], store[2][:k], store[3][:k]
     n_calls = store[4][:k]
-    incl = {c: np.ascontiguousarray(store[5][:k, i]) for i, c in enumerate(clocks)}
-    excl = {c: np.ascontiguousarray(store[6][:k, i]) for i, c in enumerate(clocks)}
-    weight = incl[clocks[0]] if clocks else n_calls
+    sums = store[5][:k]
+    own = None if bottom_up else kernels.exclusive(parent, sums)
+    weight = sums[:, 0] if clocks else n_calls
     order = np.lexsort((method, -weight, parent))  # siblings together, in order
     pos = kernels.preorder(parent, order)
     perm = np.empty(k, dtype=np.int64)
     perm[pos] = np.arange(k)
     up = parent[perm]
+    incl = {c: sums[perm, i] for i, c in enumerate(clocks)}
     return CallTree(
         trace=trace,
         clocks=clocks,
@@ -173,6 +176,6 @@ def _finish(trace: Trace, clocks: tuple[str, ...], store: Store, k: int) -> Call
         method=method[perm],
         depth=depth[perm],
         calls=n_calls[perm],
-        incl={c: v[perm] for c, v in incl.items()},
-        excl={c: v[perm] for c, v in excl.items()},
+        incl=incl,
+        excl=incl if own is None else {c: own[perm, i] for i, c in enumerate(clocks)},
     )
