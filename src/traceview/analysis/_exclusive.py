@@ -19,16 +19,16 @@ Ints = npt.NDArray[Any]
 def exclusive_times(
     parent: Ints, lo: int, hi: int, enter: Ints, leave: Ints, times: I64, incl: I64
 ) -> I64:
-    """Exclusive ns of calls [lo, hi) (whole threads): each call's inclusive time, `times[
-    leave[i]] - times[enter[i]]` or `incl[i - lo]` when `incl` has rows, minus its children's.
-    A parent comes before its children, so one pass adds a call's time to itself and takes it
-    from its parent."""
+    """Exclusive ns of calls [lo, hi) (whole threads, or one call's subtree): each call's
+    inclusive time, `times[leave[i]] - times[enter[i]]` or `incl[i - lo]` when `incl` has
+    rows, minus its children's. A parent comes before its children, so one pass adds a call's
+    time to itself and takes it from its parent (when the parent is in the rows)."""
     out = np.zeros(hi - lo, dtype=np.int64)
     given = len(incl) > 0
     for i in range(lo, hi):
         t = incl[i - lo] if given else times[leave[i]] - times[enter[i]]
         out[i - lo] += t
         p = parent[i]
-        if p >= 0:
+        if p >= lo:
             out[p - lo] -= t
     return out

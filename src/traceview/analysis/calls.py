@@ -106,8 +106,9 @@ class CallTable:
     def excl(self, clock: str, rows: slice | None = None, incl: I64 | None = None) -> I64:
         """Exclusive time of each call: inclusive minus its children's inclusive (ns).
 
-        `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) so that no
-        child is cut from its parent; `incl` may pass the already computed inclusive times.
+        `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) or one call's
+        subtree, so that no child is cut from its parent; `incl` may pass the already computed
+        inclusive times.
         """
         from traceview.analysis._exclusive import exclusive_times
 
