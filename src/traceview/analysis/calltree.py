@@ -71,8 +71,10 @@ def top_down(
     picked = range(len(ranges)) if threads is None else sorted({int(t) for t in threads})
     segments = np.array([ranges[t] for t in picked], dtype=np.int64).reshape(-1, 2)
     none = np.zeros(0, dtype=np.int64)
-    times = [calls.trace.events.time(c) for c in clocks] if incl is None else [none]
-    given = [np.ascontiguousarray(incl[c], dtype=np.int64) for c in clocks] if incl else [none]
+    times = [calls.trace.events.time(c) for c in clocks] if incl is None else []
+    times = times or [none]
+    given = [np.ascontiguousarray(incl[c], dtype=np.int64) for c in clocks] if incl else []
+    given = given or [none]
 
     def merge(piece: tuple[I64, I64]) -> tuple[Store, int]:
         return kernels.merge_calls(
