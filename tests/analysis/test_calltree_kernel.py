@@ -5,6 +5,7 @@ the oracle."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from unittest import mock
 
@@ -19,7 +20,8 @@ from support.tree_paths import tree_paths
 from traceview.analysis import calltree
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, invert, top_down
-from traceview.model import Trace
+from traceview.model import EventTable, Trace
+from traceview.synth import generate
 
 
 def same(a: CallTree, b: CallTree) -> None:
@@ -104,3 +106,19 @@ def test_deep_chain_and_many_nodes() -> None:
     rows = list(range(len(calls)))
     incl = {c: calls.incl(c).tolist() for c in calls.clocks}
     assert tree_paths(one) == reference(calls, rows, incl)
+
+
+def test_a_trace_without_clocks_merges_counts() -> None:
+    """Events without a time column: the trees count calls (siblings by decreasing count)."""
+    trace = generate(records=3000, threads=3, seed=4)
+    ev = trace.events
+    bare = dataclasses.replace(
+        trace, events=EventTable(ev.thread, ev.method, ev.action, cpu=None, wall=None)
+    )
+    tree = pieces(build_calls(bare), None, 2)
+    assert tree.clocks == () and tree.incl == {} and tree.excl == {}
+    timed = top_down(build_calls(trace))
+    counts = {p: v[0] for p, v in tree_paths(timed).items()}
+    paths = tree_paths(dataclasses.replace(tree, clocks=("n",), incl={"n": tree.calls}))
+    assert {p: v[0] for p, v in paths.items()} == counts
+    assert invert(tree).calls.sum() == invert(timed).calls.sum()

@@ -219,7 +219,9 @@ def _merge_rows(
             kid_method[top] = m
             kid_node[top] = node
         n_calls[node] += 1
-        if from_events:
+        if n_clocks == 0:
+            pass
+        elif from_events:
             n_incl[node, 0] += times0[leave[i]] - times0[enter[i]]
             if n_clocks > 1:
                 n_incl[node, 1] += times1[leave[i]] - times1[enter[i]]
