@@ -3,9 +3,10 @@ top-down tree, caller paths into the nodes of a bottom-up tree, and placing merg
 depth-first order.
 
 A merged node is a distinct (parent node, method) pair, found in an open-addressing hash table
-(linear probing, at most half full) whose slots hold node ids; a node's parent, method, depth,
-calls and inclusive times live in flat arrays that double when full, and a node's id is always
-greater than its parent's. Sums are exact int64 (no float). Imported lazily, by the functions
+(linear probing, at most half full) whose slots hold node ids. A node store is three arrays
+that double when full: the slots, `nodes[id] = (parent, method, depth)` (int32) and
+`sums[id] = (calls, inclusive on the first clock, on the second)` (int64: exact sums, no
+float). A node's id is always greater than its parent's. Imported lazily, by the functions
 that run a kernel (importing numba costs ~0.2 s, which `traceview info` never pays).
 """
 
@@ -21,8 +22,7 @@ from traceview.analysis.jit import njit
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 Ints = npt.NDArray[Any]
-# hash slots, then per node: parent, method, depth, calls, incl[node, clock] (two clocks)
-Store = tuple[I32, I32, I32, I32, I64, I64]
+Store = tuple[I32, I32, I64]  # slots, nodes (parent, method, depth), sums (calls, incl x2)
 
 FIRST_NODES = 1024  # initial node capacity; doubled as needed
 FIRST_DEPTH = 64  # initial room of the stack of open calls; doubled as needed
@@ -30,14 +30,14 @@ _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
 
 
 @njit
-def _slot(slots: I32, parent: I32, method: I32, up: int, m: int) -> int:
+def _slot(slots: I32, nodes: I32, up: int, m: int) -> int:
     """The slot holding node (up, m), or the empty slot where it belongs."""
     mask = len(slots) - 1
     h = ((up + 1) * 1_000_003 + m) * _MIX
     i = (h ^ (h >> 29)) & mask
     while True:
         node = slots[i]
-        if node < 0 or (parent[node] == up and method[node] == m):
+        if node < 0 or (nodes[node, 0] == up and nodes[node, 1] == m):
             return i
         i = (i + 1) & mask
 
@@ -45,44 +45,35 @@ def _slot(slots: I32, parent: I32, method: I32, up: int, m: int) -> int:
 @njit
 def new_store(cap: int) -> Store:
     """An empty node store for `cap` nodes (twice as many hash slots)."""
-    return (
-        np.full(2 * cap, -1, dtype=np.int32),
-        np.empty(cap, dtype=np.int32),
-        np.empty(cap, dtype=np.int32),
-        np.empty(cap, dtype=np.int32),
-        np.zeros(cap, dtype=np.int64),
-        np.zeros((cap, 2), dtype=np.int64),
-    )
+    slots = np.full(2 * cap, -1, dtype=np.int32)
+    return slots, np.empty((cap, 3), dtype=np.int32), np.zeros((cap, 3), dtype=np.int64)
 
 
 @njit
 def _grown(store: Store, k: int) -> Store:
     """`store` (holding `k` nodes) with twice the capacity, its hash slots rebuilt."""
-    _, parent, method, depth, calls, incl = store
-    out = new_store(2 * len(parent))
-    slots = out[0]
-    out[1][:k] = parent[:k]
-    out[2][:k] = method[:k]
-    out[3][:k] = depth[:k]
-    out[4][:k] = calls[:k]
-    out[5][:k] = incl[:k]
+    _, nodes, sums = store
+    slots, more_nodes, more_sums = new_store(2 * len(nodes))
     for node in range(k):
-        slots[_slot(slots, out[1], out[2], parent[node], method[node])] = node
-    return out
+        for c in range(3):
+            more_nodes[node, c] = nodes[node, c]
+            more_sums[node, c] = sums[node, c]
+        slots[_slot(slots, more_nodes, nodes[node, 0], nodes[node, 1])] = node
+    return slots, more_nodes, more_sums
 
 
 @njit
 def _node(store: Store, k: int, up: int, m: int) -> int:
     """The id of node (up, m); a new one is `k` (the caller makes room first)."""
-    slots, parent, method, depth = store[0], store[1], store[2], store[3]
-    i = _slot(slots, parent, method, up, m)
+    slots, nodes, _ = store
+    i = _slot(slots, nodes, up, m)
     node = slots[i]
     if node >= 0:
         return int(node)
     slots[i] = k
-    parent[k] = up
-    method[k] = m
-    depth[k] = 0 if up < 0 else depth[up] + 1
+    nodes[k, 0] = up
+    nodes[k, 1] = m
+    nodes[k, 2] = 0 if up < 0 else nodes[up, 2] + 1
     return k
 
 
@@ -90,7 +81,9 @@ def _node(store: Store, k: int, up: int, m: int) -> int:
 def _deeper(stack: I64) -> I64:
     """`stack` with twice the room (rows: the open calls, nodes, last children)."""
     out = np.empty((stack.shape[0], 2 * stack.shape[1]), dtype=np.int64)
-    out[:, : stack.shape[1]] = stack
+    for r in range(stack.shape[0]):
+        for c in range(stack.shape[1]):
+            out[r, c] = stack[r, c]
     return out
 
 
@@ -188,16 +181,16 @@ def _merge_rows(
     call's parent node), find or add the node (parent node, method) — the parent's previous
     child's node when the method is the same (a loop calling one method) — then count the
     call and add its time to the node's inclusive."""
-    slots, n_parent, n_method, n_depth, n_calls, n_incl = store
-    rows, nodes, kid_method, kid_node = stack[0], stack[1], stack[2], stack[3]
+    slots, nodes, sums = store
+    rows, open_nodes, kid_method, kid_node = stack[0], stack[1], stack[2], stack[3]
     mask = len(slots) - 1
-    cap = len(n_parent)
+    cap = len(nodes)
     room = len(rows) - 1
     while i < end and k < cap and top < room:
         p = parent[i]
         while top > 0 and rows[top - 1] != p:
             top -= 1
-        up = nodes[top - 1] if top > 0 else -1
+        up = open_nodes[top - 1] if top > 0 else -1
         m = method[i]
         if kid_method[top] == m:
             node = kid_node[top]
@@ -206,31 +199,31 @@ def _merge_rows(
             at = (h ^ (h >> 29)) & mask
             while True:
                 node = slots[at]
-                if node < 0 or (n_parent[node] == up and n_method[node] == m):
+                if node < 0 or (nodes[node, 0] == up and nodes[node, 1] == m):
                     break
                 at = (at + 1) & mask
             if node < 0:
                 node = k
                 slots[at] = k
-                n_parent[k] = up
-                n_method[k] = m
-                n_depth[k] = 0 if up < 0 else n_depth[up] + 1
+                nodes[k, 0] = up
+                nodes[k, 1] = m
+                nodes[k, 2] = 0 if up < 0 else nodes[up, 2] + 1
                 k += 1
             kid_method[top] = m
             kid_node[top] = node
-        n_calls[node] += 1
+        sums[node, 0] += 1
         if n_clocks == 0:
             pass
         elif from_events:
-            n_incl[node, 0] += times0[leave[i]] - times0[enter[i]]
+            sums[node, 1] += times0[leave[i]] - times0[enter[i]]
             if n_clocks > 1:
-                n_incl[node, 1] += times1[leave[i]] - times1[enter[i]]
+                sums[node, 2] += times1[leave[i]] - times1[enter[i]]
         else:
-            n_incl[node, 0] += incl0[i]
+            sums[node, 1] += incl0[i]
             if n_clocks > 1:
-                n_incl[node, 1] += incl1[i]
+                sums[node, 2] += incl1[i]
         rows[top] = i
-        nodes[top] = node
+        open_nodes[top] = node
         top += 1
         kid_method[top] = -1
         i += 1
@@ -242,18 +235,17 @@ def absorb(store: Store, k: int, other: Store, k_other: int) -> tuple[Store, int
     """`store` (k nodes) with the nodes of `other` added: each of its nodes (parents first)
     found or made under the node its parent became, its sums added."""
     where = np.empty(k_other, dtype=np.int64)
-    o_parent, o_method, o_calls, o_incl = other[1], other[2], other[4], other[5]
+    o_nodes, o_sums = other[1], other[2]
     for j in range(k_other):
         if k == len(store[1]):
             store = _grown(store, k)
-        up = where[o_parent[j]] if o_parent[j] >= 0 else -1
-        node = _node(store, k, up, o_method[j])
+        up = where[o_nodes[j, 0]] if o_nodes[j, 0] >= 0 else -1
+        node = _node(store, k, up, o_nodes[j, 1])
         if node == k:
             k += 1
         where[j] = node
-        store[4][node] += o_calls[j]
-        store[5][node, 0] += o_incl[j, 0]
-        store[5][node, 1] += o_incl[j, 1]
+        for c in range(3):
+            store[2][node, c] += o_sums[j, c]
     return store, k
 
 
@@ -263,7 +255,7 @@ def merge_callers(
 ) -> tuple[Store, int]:
     """The bottom-up nodes of a top-down tree: for each top-down node, its method then its
     callers (up to `max_depth` of them) as a path of bottom-up nodes, each counting the node's
-    calls and exclusive time (in the store's `incl`)."""
+    calls and exclusive time (in the store's inclusive sums)."""
     store = new_store(FIRST_NODES)
     k = 0
     for owner in range(len(method)):
@@ -275,9 +267,10 @@ def merge_callers(
             node = _node(store, k, up, method[at])
             if node == k:
                 k += 1
-            store[4][node] += calls[owner]
-            store[5][node, 0] += excl0[owner]
-            store[5][node, 1] += excl1[owner]
+            sums = store[2]
+            sums[node, 0] += calls[owner]
+            sums[node, 1] += excl0[owner]
+            sums[node, 2] += excl1[owner]
             up = node
             at = parent[at]
             if at < 0:

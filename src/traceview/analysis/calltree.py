@@ -160,9 +160,9 @@ def _finish(
     exclusive time is its inclusive minus its children's; a bottom-up node's is its weight."""
     from traceview.analysis import _merging as kernels
 
-    parent, method, depth = store[1][:k], store[2][:k], store[3][:k]
-    n_calls = store[4][:k]
-    sums = store[5][:k]
+    parent = np.ascontiguousarray(store[1][:k, 0])
+    method, depth = store[1][:k, 1], store[1][:k, 2]
+    n_calls, sums = store[2][:k, 0], store[2][:k, 1:]
     own = None if bottom_up else kernels.exclusive(parent, sums)
     weight = sums[:, 0] if clocks else n_calls
     order = np.lexsort((method, -weight, parent))  # siblings together, in order
