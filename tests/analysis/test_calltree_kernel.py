@@ -17,7 +17,7 @@ from support.engine_checks import SETTINGS, traces
 from support.oracle import oracle, oracle_top_down
 from support.tracebuild import make_trace
 from support.tree_paths import tree_paths
-from traceview.analysis import calltree
+from traceview.analysis import calltree, filters
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.model import EventTable, Trace
@@ -122,3 +122,21 @@ def test_a_trace_without_clocks_merges_counts() -> None:
     paths = tree_paths(dataclasses.replace(tree, clocks=("n",), incl={"n": tree.calls}))
     assert {p: v[0] for p, v in paths.items()} == counts
     assert invert(tree).calls.sum() == invert(timed).calls.sum()
+
+
+@settings(SETTINGS, max_examples=60)
+@given(traces(messy=True), st.integers(1, 4), st.booleans(), st.data())
+def test_a_mask_equals_the_cut_table(
+    trace: Trace, workers: int, some: bool, data: st.DataObject
+) -> None:
+    """`keep` leaves calls out as `filters.subset` does (a kept call under its nearest kept
+    ancestor), with the given times of the kept rows, for any mask."""
+    threads = list(range(0, len(trace.threads), 2)) if some else None
+    calls = build_calls(trace)
+    n = len(calls)
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32)))
+    incl = {c: rng.integers(0, 10**9, n) for c in calls.clocks}
+    got = pieces(calls, threads, workers, incl=incl, keep=mask)
+    cut = filters.subset(calls, mask)
+    same(got, top_down(cut, threads, incl={c: v[mask] for c, v in incl.items()}))

@@ -90,9 +90,11 @@ def _deeper(stack: I64) -> I64:
 @njit
 def merge_calls(
     parent: Ints,
+    subtree_end: Ints,
     method: Ints,
     lo: I64,
     hi: I64,
+    keep: npt.NDArray[np.bool_],
     enter: Ints,
     leave: Ints,
     times0: I64,
@@ -102,51 +104,58 @@ def merge_calls(
     n_clocks: int,
     from_events: bool,
 ) -> tuple[Store, int]:
-    """The top-down nodes of the calls in rows [lo[j], hi[j]) of a call table, and their
-    count. A segment may start inside a thread: its first row's callers become nodes without
-    calls (merging the pieces adds them up right).
+    """The top-down nodes of the calls in rows [lo[j], hi[j]) of a call table (increasing,
+    disjoint), and their count. A call whose caller is in no segment goes under its nearest
+    ancestor that is. The first row's callers that are kept (`keep`, all when it has no rows)
+    become nodes without calls: a piece of the rows may start inside a call, and merging the
+    pieces adds them up.
 
     A call's inclusive time on clock c is `times_c[leave[i]] - times_c[enter[i]]` (the event
     time columns) when `from_events`, else `incl_c[i]`."""
     store = new_store(FIRST_NODES)
     k = 0
-    # per open call: its row, its node, and the method and node of its last child so far
-    # (column 0 of the last two is for the roots)
+    # per open call: its subtree's end row, its node, and the method and node of its last
+    # child so far (column 0 of the last two is for the roots)
     stack = np.empty((4, FIRST_DEPTH), dtype=np.int64)
+    stack[2, 0] = -1
+    top = 0
+    every = len(keep) == 0
     for j in range(len(lo)):
-        first, end = lo[j], hi[j]
-        if first >= end:
+        if lo[j] >= hi[j]:
             continue
-        depth_first = 0
-        r = parent[first]
-        while r >= 0:
-            depth_first += 1
-            r = parent[r]
-        chain = np.empty(depth_first, dtype=np.int64)  # callers of `first`, outermost first
-        r = parent[first]
-        for x in range(depth_first - 1, -1, -1):
-            chain[x] = r
-            r = parent[r]
-        stack[2, 0] = -1
-        top = 0
-        up = -1
-        for x in range(depth_first):
-            if k == len(store[1]):
-                store = _grown(store, k)
-            up = _node(store, k, up, method[chain[x]])
-            if up == k:
-                k += 1
-            if top + 1 >= stack.shape[1]:
-                stack = _deeper(stack)
-            stack[0, top] = chain[x]
-            stack[1, top] = up
-            top += 1
-            stack[2, top] = -1
-        i = first
-        while i < end:
+        if top == 0 and k == 0:  # the first row: its kept callers, outermost first
+            depth_first = 0
+            r = parent[lo[j]]
+            while r >= 0:
+                if every or keep[r]:
+                    depth_first += 1
+                r = parent[r]
+            chain = np.empty(depth_first, dtype=np.int64)
+            r = parent[lo[j]]
+            x = depth_first
+            while r >= 0:
+                if every or keep[r]:
+                    x -= 1
+                    chain[x] = r
+                r = parent[r]
+            up = -1
+            for x in range(depth_first):
+                if k == len(store[1]):
+                    store = _grown(store, k)
+                up = _node(store, k, up, method[chain[x]])
+                if up == k:
+                    k += 1
+                if top + 1 >= stack.shape[1]:
+                    stack = _deeper(stack)
+                stack[0, top] = subtree_end[chain[x]]
+                stack[1, top] = up
+                top += 1
+                stack[2, top] = -1
+        i = lo[j]
+        while i < hi[j]:
             i, k, top = _merge_rows(
-                i, end, parent, method, enter, leave, times0, times1, incl0, incl1, n_clocks,
-                from_events, store, k, stack, top,
+                i, hi[j], subtree_end, method, enter, leave, times0, times1, incl0, incl1,
+                n_clocks, from_events, store, k, stack, top,
             )  # fmt: skip
             if k == len(store[1]):
                 store = _grown(store, k)
@@ -159,7 +168,7 @@ def merge_calls(
 def _merge_rows(
     i: int,
     end: int,
-    parent: Ints,
+    subtree_end: Ints,
     method: Ints,
     enter: Ints,
     leave: Ints,
@@ -177,18 +186,18 @@ def _merge_rows(
     """Merge rows i.. of a segment until `end`, or until the node store or the stack of open
     calls is full; return where it stopped, the node count and the stack's height.
 
-    One step per call in pre-order: pop the stack to the call's parent (its node is the
-    call's parent node), find or add the node (parent node, method) — the parent's previous
-    child's node when the method is the same (a loop calling one method) — then count the
-    call and add its time to the node's inclusive."""
+    One step per call in pre-order: pop the open calls whose subtree ends at or before it (the
+    top left is its nearest merged ancestor, whose node is the call's parent node), find or
+    add the node (parent node, method) — the parent's previous child's node when the method
+    is the same (a loop calling one method) — then count the call and add its time to the
+    node's inclusive."""
     slots, nodes, sums = store
-    rows, open_nodes, kid_method, kid_node = stack[0], stack[1], stack[2], stack[3]
+    ends, open_nodes, kid_method, kid_node = stack[0], stack[1], stack[2], stack[3]
     mask = len(slots) - 1
     cap = len(nodes)
-    room = len(rows) - 1
+    room = len(ends) - 1
     while i < end and k < cap and top < room:
-        p = parent[i]
-        while top > 0 and rows[top - 1] != p:
+        while top > 0 and ends[top - 1] <= i:
             top -= 1
         up = open_nodes[top - 1] if top > 0 else -1
         m = method[i]
@@ -222,7 +231,7 @@ def _merge_rows(
             sums[node, 1] += incl0[i]
             if n_clocks > 1:
                 sums[node, 2] += incl1[i]
-        rows[top] = i
+        ends[top] = subtree_end[i]
         open_nodes[top] = node
         top += 1
         kid_method[top] = -1

@@ -53,11 +53,15 @@ def top_down(
     calls: CallTable,
     threads: Iterable[int] | None = None,
     incl: dict[str, I64] | None = None,
+    keep: npt.NDArray[np.bool_] | None = None,
     workers: int | None = None,
 ) -> CallTree:
     """Calls of `threads` (default all) merged by path from their root. `incl` gives each
     call's inclusive ns per clock (default its whole time; a time range passes the clipped
     times, analysis/ranges.py); a node's exclusive time is its inclusive minus its children's.
+    `keep` (a mask of the table's rows) leaves calls out: a kept call whose caller is left out
+    counts under its nearest kept ancestor, as in `filters.subset` (a time range's calls
+    without cutting a table).
 
     One compiled pass over the calls (analysis/_merging.py) reads the times straight from the
     events, so no call-sized column is made. Subtrees of different roots are independent: the
@@ -70,18 +74,24 @@ def top_down(
     ranges = calls.thread_ranges
     picked = range(len(ranges)) if threads is None else sorted({int(t) for t in threads})
     segments = np.array([ranges[t] for t in picked], dtype=np.int64).reshape(-1, 2)
+    if keep is not None:
+        segments = _runs(keep, segments)
     none = np.zeros(0, dtype=np.int64)
     times = [calls.trace.events.time(c) for c in clocks] if incl is None else []
     times = times or [none]
     given = [np.ascontiguousarray(incl[c], dtype=np.int64) for c in clocks] if incl else []
     given = given or [none]
 
+    mask = np.zeros(0, dtype=bool) if keep is None else keep
+
     def merge(piece: tuple[I64, I64]) -> tuple[Store, int]:
         return kernels.merge_calls(
             calls.parent,
+            calls.subtree_end,
             calls.method,
             piece[0],
             piece[1],
+            mask,
             calls.enter_event,
             calls.exit_event,
             times[0],
@@ -98,6 +108,16 @@ def top_down(
     for other, k_other in parts[1:]:
         store, k = kernels.absorb(store, k, other, k_other)
     return _finish(calls.trace, clocks, store, k)
+
+
+def _runs(keep: npt.NDArray[np.bool_], segments: I64) -> I64:
+    """The (lo, hi) runs of rows where `keep` is True inside `segments`."""
+    parts = []
+    for lo, hi in segments.tolist():
+        step = np.diff(keep[lo:hi].view(np.int8), prepend=0, append=0)
+        starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
+        parts.append(np.stack((starts, ends), axis=1) + lo)
+    return np.concatenate(parts) if parts else segments
 
 
 def _pieces(segments: I64, n: int) -> list[tuple[I64, I64]]:

@@ -256,8 +256,8 @@ class Session:
             sel = self.selection(q)
             if q.time_range is None:
                 return top_down(sel, q.threads)
-            cut, incl = filters.clip(sel, q.threads, q.time_range)
-            return top_down(cut, q.threads, incl=incl)
+            keep, incl = filters.clipped(sel, q.threads, q.time_range)
+            return top_down(sel, q.threads, incl=incl, keep=keep)
 
         return self._memo(self._trees, (*self._key(q), "top"), build)
 
@@ -336,7 +336,7 @@ class Session:
         """The calls a query looks at: "my code" folded, then, for a time range, cut to the
         calls of the selected threads near it (those starting inside it, the last one starting
         before it and that one's ancestors), so a narrow range stays cheap. Clipping is the
-        views' job (`filters.clip`)."""
+        views' job (`filters.clipped`)."""
         calls = self.filtered(q)
         if q.time_range is None:
             return calls
