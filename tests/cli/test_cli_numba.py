@@ -1,6 +1,7 @@
-"""numba (about 0.2 s to import) is loaded only by the exports that format with its kernels
-(chrome, speedscope): every other command, and the other export formats, start without it.
-Each case runs the CLI in a fresh interpreter and reports whether numba was imported."""
+"""numba (about 0.2 s to import) is loaded only by the work that runs compiled kernels: the
+event exports (chrome, speedscope) and the merged trees (folded, svg, pprof, `tree`, the
+viewer's flame graphs); the profile's commands and formats start without it. Each case runs
+the CLI in a fresh interpreter and reports whether numba was imported."""
 
 from __future__ import annotations
 
@@ -46,19 +47,20 @@ def imports_numba(*argv: str) -> bool:
     [
         ["info", "{trace}"],
         ["stats", "{trace}"],
-        ["export", "{trace}", "-o", "{out}.folded"],
-        ["export", "{trace}", "-o", "{out}.pb.gz"],
+        ["-r", "{trace}"],
+        ["dmtracedump", "{trace}"],
     ],
 )
-def test_commands_without_an_event_export_do_not_import_numba(
+def test_commands_without_a_kernel_do_not_import_numba(
     trace_path: Path, tmp_path: Path, argv: list[str]
 ) -> None:
     args = [a.format(trace=trace_path, out=tmp_path / "out") for a in argv]
     assert not imports_numba(*args)
 
 
-def test_the_event_exports_do(trace_path: Path, tmp_path: Path) -> None:
-    assert imports_numba("export", str(trace_path), "-o", str(tmp_path / "t.chrome.json"))
+@pytest.mark.parametrize("suffix", ["chrome.json", "folded", "pb.gz"])
+def test_the_event_exports_and_the_trees_do(trace_path: Path, tmp_path: Path, suffix: str) -> None:
+    assert imports_numba("export", str(trace_path), "-o", str(tmp_path / f"t.{suffix}"))
 
 
 def test_the_event_exports_work_without_a_writable_numba_cache(

@@ -93,24 +93,13 @@ def culprits(calls: CallTable, rows: I64, clock: str) -> tuple[I64, I64]:
     own = np.empty(len(rows), dtype=np.int64)
     for i, r in enumerate(rows.tolist()):  # one vectorised pass per frame call, not per record
         end = int(calls.subtree_end[r])
-        self_ns = _slice_excl(calls, r, end, clock)
+        self_ns = calls.excl(clock, slice(r, end))  # every parent in the slice but r's
         _, inverse = np.unique(calls.method[r:end], return_inverse=True)
         sums = np.bincount(inverse, weights=self_ns)
         top = int(np.argmax(sums))
         own[i] = int(self_ns[inverse == top].sum())  # exact int sum (bincount is float)
         out[i] = r + int(np.argmax(np.where(inverse == top, self_ns, -1)))
     return out, own
-
-
-def _slice_excl(calls: CallTable, lo: int, hi: int, clock: str) -> I64:
-    """Exclusive ns on `clock` of the calls of the subtree `[lo, hi)`: inclusive minus the
-    children's inclusive (every parent in the slice is in it)."""
-    rows = np.arange(lo, hi)
-    incl = calls.end(clock, rows) - calls.start(clock, rows)
-    kids = np.zeros(hi - lo, dtype=np.int64)
-    np.add.at(kids, calls.parent[lo + 1 : hi] - lo, incl[1:])  # int64: exact
-    excl: I64 = incl - kids
-    return excl
 
 
 def paths(calls: CallTable, tops: I64, leaves: I64) -> list[list[int]]:

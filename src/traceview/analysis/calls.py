@@ -106,18 +106,16 @@ class CallTable:
     def excl(self, clock: str, rows: slice | None = None, incl: I64 | None = None) -> I64:
         """Exclusive time of each call: inclusive minus its children's inclusive (ns).
 
-        `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) so that no
-        child is cut from its parent; `incl` may pass the already computed inclusive times.
+        `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) or one call's
+        subtree, so that no child is cut from its parent; `incl` may pass the already computed
+        inclusive times.
         """
-        sel = slice(0, len(self)) if rows is None else rows
-        start = sel.start or 0
-        inc = self.incl(clock, sel) if incl is None else incl
-        par = self.parent[sel]
-        has = par >= 0
-        child_sum = np.zeros(len(inc), dtype=np.int64)
-        np.add.at(child_sum, par[has] - start, inc[has])
-        out = inc - child_sum
-        return out
+        from traceview.analysis._exclusive import exclusive_times
+
+        lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
+        given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
+        col = self.trace.events.time(clock)  # read per call: no call-sized temporaries
+        return exclusive_times(self.parent, lo, hi, self.enter_event, self.exit_event, col, given)
 
     def _time(self, clock: str, end: bool) -> I64 | None:
         if clock not in self.clocks:

@@ -256,8 +256,8 @@ class Session:
             sel = self.selection(q)
             if q.time_range is None:
                 return top_down(sel, q.threads)
-            cut, incl = filters.clip(sel, q.threads, q.time_range)
-            return top_down(cut, q.threads, incl=incl)
+            keep, incl = filters.clipped(sel, q.threads, q.time_range)
+            return top_down(sel, q.threads, incl=incl, keep=keep)
 
         return self._memo(self._trees, (*self._key(q), "top"), build)
 
@@ -310,8 +310,9 @@ class Session:
         """Build what a viewer's first screen asks for (run in the background after start):
         the default profile (method colours, the table), the timeline index and its first
         levels, then every level thread by thread (each thread's depth-sorted copy is
-        dropped once its levels are built, before the merged tree's transients: the peak
-        memory), the default flame graph, exclusive times."""
+        dropped once its levels are built: the peak memory), the default flame graph. Not
+        `excl` (two int64 columns per call, 530 MB at 70M records): a call look-up sums the
+        call's children instead."""
         self.profile(self.query())
         tl = self.timeline()
         for t in range(tl.threads):
@@ -319,8 +320,6 @@ class Session:
         for t in range(tl.threads):
             tl.prepare(t)
         self.top_down(self.query())
-        for clock in self.clocks:
-            self.excl(clock)
 
     # -- the selection -----------------------------------------------------------------------
 
@@ -337,7 +336,7 @@ class Session:
         """The calls a query looks at: "my code" folded, then, for a time range, cut to the
         calls of the selected threads near it (those starting inside it, the last one starting
         before it and that one's ancestors), so a narrow range stays cheap. Clipping is the
-        views' job (`filters.clip`)."""
+        views' job (`filters.clipped`)."""
         calls = self.filtered(q)
         if q.time_range is None:
             return calls

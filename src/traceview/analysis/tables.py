@@ -23,7 +23,7 @@ import numpy.typing as npt
 from traceview.analysis import filters
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.columnar import Column, Table
-from traceview.analysis.profile import sum_by, thread_parts
+from traceview.analysis.profile import thread_parts
 from traceview.analysis.query import CLOCKS
 from traceview.analysis.ranges import clipped_spans
 from traceview.analysis.session import Session
@@ -130,7 +130,6 @@ def calls_table(view: View) -> Table:
         "flags": calls.flags.astype(np.int32),
     }
     zero = origins(view.session)
-    has_parent = parent >= 0
     for c in CLOCKS:
         if c not in start:
             for k in ("start", "end", "incl", "excl"):
@@ -140,7 +139,7 @@ def calls_table(view: View) -> Table:
         cols[f"start_{c}_ns"] = start[c] - zero[c]
         cols[f"end_{c}_ns"] = end[c] - zero[c]
         cols[f"incl_{c}_ns"] = incl
-        cols[f"excl_{c}_ns"] = incl - sum_by(parent[has_parent], incl[has_parent], n)
+        cols[f"excl_{c}_ns"] = calls.excl(c, incl=incl)
     return Table(cols, n)
 
 
