@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -165,16 +164,19 @@ def test_ctrl_c_stops_the_profiler_and_keeps_the_trace(tmp_path: Path, served: P
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stderr is not None
+    seen = []
     try:
-        for _ in range(600):  # until the profiler is running (at most 60 s)
-            if any(c.startswith("am profile start") for c in fake.shell_commands()):
+        for line in proc.stderr:  # until it waits out the duration (the profiler runs)
+            seen.append(line)
+            if "stopping in" in line:
                 break
-            time.sleep(0.1)
-        time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
+        stdout, rest = proc.communicate(timeout=120)
     finally:
         proc.kill()
+    stderr = "".join(seen) + rest
+    assert any(c.startswith("am profile start") for c in fake.shell_commands())
     assert proc.returncode == 0, stderr
     assert f"am profile stop {PKG}" in fake.shell_commands()
     assert "stopping early" in stderr

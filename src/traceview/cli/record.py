@@ -123,9 +123,9 @@ def main(argv: list[str]) -> int:
 
 def record(rec: Recording, duration_ns: int | None) -> None:
     """Start, wait (the duration, or until Enter), stop. Ctrl-C while waiting ends early; a
-    failure after the start still stops the profiler."""
-    rec.start()
+    failure or Ctrl-C after the profiler may have started still stops it."""
     try:
+        rec.start()
         try:
             if duration_ns is None:
                 say("press Enter to stop (Ctrl-C ends too)")
