@@ -14,7 +14,7 @@ Column reference: docs/tables.md (stable names; `LAYOUT` is bumped when one chan
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -113,34 +113,58 @@ def calls_table(view: View) -> Table:
     `[call, subtree_end)` in its thread), `recursive` (the method is already on the stack),
     `flags` (bits: 1 recursive, 2 entry synthesised, 4 open at end, 8 unroll, 16 forced exit),
     then per clock `start_*_ns`, `end_*_ns`, `incl_*_ns`, `excl_*_ns` (clipped to the range)."""
-    calls, start, end = selected_calls(view)
+    return next(calls_batches(view))
+
+
+def calls_batches(view: View, rows: int | None = None) -> Iterator[Table]:
+    """`calls_table(view)` in consecutive pieces of at most `rows` rows (one piece when None;
+    at least one, empty for no calls): a writer builds each piece while it writes the last,
+    and no column of the whole table is ever made (times are read from the events per piece
+    when no range clips them)."""
+    whole = unclipped_calls(view)
+    if whole is not None:
+        calls, start, end = whole, None, None
+    else:
+        calls, start, end = selected_calls(view)
     n = len(calls)
-    thread = calls.thread.astype(np.int32)
-    first = calls.thread_ranges[:, 0][thread] if n else np.zeros(0, dtype=np.int64)
-    parent = calls.parent.astype(np.int64)
-    local_parent = np.where(parent >= 0, parent - first, -1)
-    cols: dict[str, Column] = {
-        "thread": thread,
-        "call": np.arange(n, dtype=np.int64) - first,
-        "parent": local_parent,
-        "depth": calls.depth.astype(np.int32),
-        "method": calls.method.astype(np.int32),
-        "subtree_end": calls.subtree_end.astype(np.int64) - first,
-        "recursive": (calls.flags & RECURSIVE).astype(bool),
-        "flags": calls.flags.astype(np.int32),
+    clocks = [c for c in CLOCKS if c in calls.clocks]
+    # exclusive times need every child of a call: computed over the whole table, once
+    excl = {
+        c: calls.excl(c, incl=None if start is None or end is None else end[c] - start[c])
+        for c in clocks
     }
     zero = origins(view.session)
-    for c in CLOCKS:
-        if c not in start:
-            for k in ("start", "end", "incl", "excl"):
-                cols[f"{k}_{c}_ns"] = None
-            continue
-        incl = end[c] - start[c]
-        cols[f"start_{c}_ns"] = start[c] - zero[c]
-        cols[f"end_{c}_ns"] = end[c] - zero[c]
-        cols[f"incl_{c}_ns"] = incl
-        cols[f"excl_{c}_ns"] = calls.excl(c, incl=incl)
-    return Table(cols, n)
+    firsts = calls.thread_ranges[:, 0].astype(np.int64)
+    step = max(rows or n, 1)
+    for lo in range(0, max(n, 1), step):
+        sl = slice(lo, min(n, lo + step))
+        thread = calls.thread[sl].astype(np.int32)
+        first = firsts[thread]
+        parent = calls.parent[sl].astype(np.int64)
+        cols: dict[str, Column] = {
+            "thread": thread,
+            "call": np.arange(sl.start, sl.stop, dtype=np.int64) - first,
+            "parent": np.where(parent >= 0, parent - first, -1),
+            "depth": calls.depth[sl].astype(np.int32),
+            "method": calls.method[sl].astype(np.int32),
+            "subtree_end": calls.subtree_end[sl].astype(np.int64) - first,
+            "recursive": (calls.flags[sl] & RECURSIVE).astype(bool),
+            "flags": calls.flags[sl].astype(np.int32),
+        }
+        for c in CLOCKS:
+            if c not in excl:
+                for k in ("start", "end", "incl", "excl"):
+                    cols[f"{k}_{c}_ns"] = None
+                continue
+            if start is None or end is None:
+                s, e = calls.start(c, sl), calls.end(c, sl)
+            else:
+                s, e = start[c][sl], end[c][sl]
+            cols[f"start_{c}_ns"] = s - zero[c]
+            cols[f"end_{c}_ns"] = e - zero[c]
+            cols[f"incl_{c}_ns"] = e - s
+            cols[f"excl_{c}_ns"] = excl[c][sl]
+        yield Table(cols, sl.stop - sl.start)
 
 
 def methods_table(view: View) -> Table:

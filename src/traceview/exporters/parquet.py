@@ -12,24 +12,28 @@ the clocks recorded, whether the trace is sampled and the time range. As a strea
 Encoding (`write_arrow`, one rule for every table): zstd pages; 64-bit integers (row
 numbers, times) `DELTA_BINARY_PACKED`, which suits columns that grow along the rows and
 writes ~1.7x faster than dictionary attempts on them; other columns (32-bit rows such as
-thread, method, depth, and names) dictionary-encoded; row groups of pyarrow's default 1Mi
-rows, so readers split the calls table across cores. The calls table is built and written in
-a second thread while the small tables are.
+thread, method, depth, and names) dictionary-encoded; row groups of 1Mi rows, so readers
+split the calls table across cores. The calls table is built a row group at a time, each
+piece while the last is encoded, on threads of its own while the small tables are written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
 from traceview.analysis.columnar import optional
-from traceview.analysis.tables import LAYOUT, calls_table, origins, tables_except_calls
+from traceview.analysis.tables import LAYOUT, calls_batches, origins, tables_except_calls
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 
 WHAT = "Parquet export"
+ROW_GROUP = 1 << 20  # calls per row group (pyarrow's default size; readers split on them)
 
 
 def _metadata(view: View) -> dict[bytes, bytes]:
@@ -46,20 +50,64 @@ def _metadata(view: View) -> dict[bytes, bytes]:
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-def write_arrow(arrow: Any, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
-    """One pyarrow table as a Parquet file, encoded as the module docstring says."""
+def _options(schema: Any) -> dict[str, Any]:
+    """The writer's settings for a table of `schema` (the module docstring's encoding)."""
     pa = optional("pyarrow", WHAT)
-    pq = optional("pyarrow.parquet", WHAT)
-    schema = arrow.schema
     wide = [f.name for f in schema if pa.types.is_int64(f.type) or pa.types.is_uint64(f.type)]
     plain = set(wide) | {f.name for f in schema if pa.types.is_boolean(f.type)}
-    pq.write_table(
-        arrow.replace_schema_metadata({**(schema.metadata or {}), **metadata}),
-        where,
-        compression="zstd",
-        use_dictionary=[f.name for f in schema if f.name not in plain],
-        column_encoding=dict.fromkeys(wide, "DELTA_BINARY_PACKED"),
-    )
+    return {
+        "compression": "zstd",
+        "use_dictionary": [f.name for f in schema if f.name not in plain],
+        "column_encoding": dict.fromkeys(wide, "DELTA_BINARY_PACKED"),
+    }
+
+
+def write_arrow(arrow: Any, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
+    """One pyarrow table as a Parquet file."""
+    pq = optional("pyarrow.parquet", WHAT)
+    arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **metadata})
+    pq.write_table(arrow, where, **_options(arrow.schema))
+
+
+def write_calls(view: View, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
+    """The calls table as a Parquet file, a row group per piece of `ROW_GROUP` calls: the next
+    piece is built on a second thread while this one is encoded (memory: a few pieces)."""
+    pq = optional("pyarrow.parquet", WHAT)
+    pieces: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()  # the writer gave up: the builder stops at its next piece
+
+    def offer(item: Any) -> bool:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                pieces.put(item, timeout=0.1)
+                return True
+        return False
+
+    def build() -> None:
+        try:
+            for piece in calls_batches(view, ROW_GROUP):
+                if not offer(piece.to_arrow()):
+                    return
+            offer(None)
+        except BaseException as exc:  # handed to the writer, which raises it
+            offer(exc)
+
+    builder = threading.Thread(target=build, daemon=True)
+    builder.start()
+    writer = None
+    try:
+        while (piece := pieces.get()) is not None:
+            if isinstance(piece, BaseException):
+                raise piece
+            if writer is None:
+                schema = piece.schema.with_metadata({**(piece.schema.metadata or {}), **metadata})
+                writer = pq.ParquetWriter(where, schema, **_options(schema))
+            writer.write_table(piece.replace_schema_metadata(writer.schema.metadata))
+    finally:
+        stop.set()
+        builder.join()
+        if writer is not None:
+            writer.close()
 
 
 def write_files(view: View, folder: Path) -> None:
@@ -67,12 +115,8 @@ def write_files(view: View, folder: Path) -> None:
     without pyarrow."""
     optional("pyarrow.parquet", WHAT)
     meta = _metadata(view)
-
-    def calls() -> None:
-        write_arrow(calls_table(view).to_arrow(), folder / "calls.parquet", meta)
-
     with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(calls)
+        done = pool.submit(write_calls, view, folder / "calls.parquet", meta)
         for name, table in tables_except_calls(view).items():
             write_arrow(table.to_arrow(), folder / f"{name}.parquet", meta)
         done.result()
@@ -97,7 +141,7 @@ def write_directory(view: View, path: str | Path) -> None:
 
 def export_calls(view: View, out: IO[Any], options: Options) -> None:
     """The calls table as one Parquet file on a stream."""
-    write_arrow(calls_table(view).to_arrow(), out, _metadata(view))
+    write_calls(view, out, _metadata(view))
 
 
 PARQUET = Exporter(
@@ -108,4 +152,4 @@ PARQUET = Exporter(
     export_calls,
 )
 
-__all__ = ["PARQUET", "write_arrow", "write_directory", "write_files"]
+__all__ = ["PARQUET", "write_arrow", "write_calls", "write_directory", "write_files"]
