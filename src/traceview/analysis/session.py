@@ -284,7 +284,7 @@ class Session:
                 self._timeline = Timeline(
                     calls,
                     self._start_column(((), None), self.axis_clock),
-                    calls.end(self.axis_clock),
+                    calls.trace.events.time(self.axis_clock),
                     self.origin,
                     self.end,
                 )
@@ -309,16 +309,13 @@ class Session:
     def warm(self) -> None:
         """Build what a viewer's first screen asks for (run in the background after start):
         the default profile (method colours, the table), the timeline index and its first
-        levels, then every level thread by thread (each thread's depth-sorted copy is
-        dropped once its levels are built: the peak memory), the default flame graph. Not
-        `excl` (two int64 columns per call, 530 MB at 70M records): a call look-up sums the
-        call's children instead."""
+        levels of every thread, then their other levels, the default flame graph. Not `excl`
+        (two int64 columns per call, 530 MB at 70M records): a call look-up sums the call's
+        children instead."""
         self.profile(self.query())
         tl = self.timeline()
-        for t in range(tl.threads):
-            tl.prepare(t, 3)
-        for t in range(tl.threads):
-            tl.prepare(t)
+        tl.prepare_all(3)
+        tl.prepare_all()
         self.top_down(self.query())
 
     # -- the selection -----------------------------------------------------------------------
