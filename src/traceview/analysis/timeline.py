@@ -4,8 +4,11 @@ The viewer's timeline asks for one tile at a time: the trace span split into `2*
 of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrower ones are
 merged, per depth, into runs of adjacent busy buckets. Everything is a `searchsorted` on the
 pre-order start column (chronological within a thread), so a tile never walks a whole thread:
-small ranges are cut out directly, large ones come from per-level indexes built once.
-Times here are int64 ns on one clock; the web layer turns them into µs.
+small ranges are cut out directly, large ones come from per-level indexes built once by the
+compiled passes of `levels.py` (imported only then: it imports numba). A thread's lane keeps
+views, not copies: the session's start column, the call table's columns, and the events'
+time column, from which an end is gathered when asked for. Times here are int64 ns on one
+clock; the web layer turns them into µs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ BUCKETS = 1024  # buckets per tile
 MAX_LEVEL = 40  # 2**40 tiles: far below one ns per bucket for any real trace
 DIRECT_LIMIT = 65_536  # a tile whose range holds more calls is answered from a level index
 MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `truncated` is set
+
+
+def load_kernels() -> None:
+    """Import the compiled passes of the level indexes and load their code (~0.25 s), e.g. on
+    a background thread while the call table is built, so the first tile does not wait."""
+    from traceview.analysis import levels
+
+    levels.load()
 
 
 class CallColumns(Protocol):
