@@ -5,7 +5,7 @@ of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrowe
 merged, per depth, into runs of adjacent busy buckets. Everything is a `searchsorted` on the
 pre-order start column (chronological within a thread), so a tile never walks a whole thread:
 small ranges are cut out directly, large ones come from per-level indexes built once by the
-compiled passes of `levels.py` (imported only then: it imports numba). A thread's lane keeps
+compiled passes of `_levels.py` (imported only then: it imports numba). A thread's lane keeps
 views, not copies: the session's start column, the call table's columns, and the events'
 time column, from which an end is gathered when asked for. Times here are int64 ns on one
 clock; the web layer turns them into µs.
@@ -35,9 +35,9 @@ MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `trunca
 def load_kernels() -> None:
     """Import the compiled passes of the level indexes and load their code (~0.25 s), e.g. on
     a background thread while the call table is built, so the first tile does not wait."""
-    from traceview.analysis import levels
+    from traceview.analysis import _levels
 
-    levels.load()
+    _levels.load()
 
 
 class CallColumns(Protocol):
@@ -79,7 +79,7 @@ class Tile:
 
 @dataclass
 class _Level:
-    """Per-level index of one thread (built by `levels.build`): wide calls (local rows, in
+    """Per-level index of one thread (built by `_levels.build`): wide calls (local rows, in
     time order) and narrow runs, grouped by depth (`depth_at`) and in time order within one."""
 
     wide: I32 | I64
@@ -172,9 +172,9 @@ class Timeline:
             # wide rows are in time order, so the tile's are those of its rows [a, b)
             lo, hi = np.searchsorted(lv.wide, [a, b], side="left")
             rects = np.concatenate([st, lv.wide[lo:hi]])
-            from traceview.analysis import levels  # compiled kernels: numba, when used
+            from traceview.analysis import _levels  # compiled kernels: numba, when used
 
-            m_depth, m_first, m_last, m_count = levels.cut(
+            m_depth, m_first, m_last, m_count = _levels.cut(
                 lv.depth_at, lv.run_first, lv.run_last, lv.run_count, tile
             )
         base = tile * BUCKETS * width - (t0 - self.span_start)  # bucket 0, relative to t0
@@ -298,10 +298,10 @@ class Timeline:
         lock)."""
         if not wanted:
             return
-        from traceview.analysis import levels  # compiled kernels: numba, when used
+        from traceview.analysis import _levels  # compiled kernels: numba, when used
 
         span = self.span_end - self.span_start
-        built = levels.build(
+        built = _levels.build(
             lane.start, self._times, lane.exit_event, lane.depth, self.span_start, span, wanted
         )
         for lv, (wide, depth_at, first, last, count) in zip(wanted, built, strict=True):
