@@ -45,6 +45,7 @@ def random_calls(n: int, seed: int, threads: int = 2) -> SimpleNamespace:
         parent=np.array(parent, dtype=np.int64),
         method=rng.integers(0, 7, len(start)).astype(np.int32),
         thread_ranges=np.array(ranges, dtype=np.int64),
+        exit_event=np.arange(len(start), dtype=np.int32),  # the "events" are the ends
     )
 
 
@@ -115,15 +116,15 @@ def test_level_indexes_and_direct_agree(monkeypatch) -> None:
         assert np.allclose(a.merged_start, b.merged_start)
 
 
-def test_prepared_lanes_drop_their_sorted_copy(monkeypatch) -> None:
-    """After every level is built the depth-sorted copy (24 B per call) is dropped; a level
-    built later (here a fresh one after clearing) rebuilds it and answers the same tiles."""
+def test_levels_built_together_or_alone_agree(monkeypatch) -> None:
+    """`prepare` builds a thread's levels in one pass; a level built alone later (after
+    clearing) answers the same tiles."""
     monkeypatch.setattr(timeline, "DIRECT_LIMIT", 0)
     calls = random_calls(600, 3, threads=1)
     tl = make(calls)
     tl.prepare(0)
     lane = tl._lanes[0]
-    assert lane.by_depth is None and lane.levels
+    assert lane.levels
     before = {lv: tl.tile(0, lv, 1 << lv >> 1) for lv in (0, 3, 6)}
     lane.levels.clear()
     for lv, tile in before.items():

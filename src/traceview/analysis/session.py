@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
+from traceview.analysis._workers import default_workers
 from traceview.analysis.axis import AXIS, AxisEvents, with_axis
 from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
@@ -44,7 +45,7 @@ from traceview.analysis.query import (
     range_clock,
 )
 from traceview.analysis.threads import ThreadPick, pick_threads
-from traceview.analysis.timeline import Timeline
+from traceview.analysis.timeline import Timeline, load_kernels
 from traceview.model import Diagnostic, MethodTable, Trace
 
 if TYPE_CHECKING:
@@ -284,7 +285,7 @@ class Session:
                 self._timeline = Timeline(
                     calls,
                     self._start_column(((), None), self.axis_clock),
-                    calls.end(self.axis_clock),
+                    calls.trace.events.time(self.axis_clock),
                     self.origin,
                     self.end,
                 )
@@ -309,16 +310,16 @@ class Session:
     def warm(self) -> None:
         """Build what a viewer's first screen asks for (run in the background after start):
         the default profile (method colours, the table), the timeline index and its first
-        levels, then every level thread by thread (each thread's depth-sorted copy is
-        dropped once its levels are built: the peak memory), the default flame graph. Not
-        `excl` (two int64 columns per call, 530 MB at 70M records): a call look-up sums the
-        call's children instead."""
+        levels of every thread (two at a time: the first paint waits for them), then their
+        other levels (one at a time unless TRACEVIEW_WORKERS says more: the first clicks'
+        views compete for the cores), the default flame graph. Not `excl` (two int64 columns
+        per call, 530 MB at 70M records): a call look-up sums the call's children instead.
+        The timeline's compiled passes load meanwhile on a thread of their own."""
+        threading.Thread(target=load_kernels, name="traceview-kernels", daemon=True).start()
         self.profile(self.query())
         tl = self.timeline()
-        for t in range(tl.threads):
-            tl.prepare(t, 3)
-        for t in range(tl.threads):
-            tl.prepare(t)
+        tl.prepare_all(3)
+        tl.prepare_all(workers=default_workers())
         self.top_down(self.query())
 
     # -- the selection -----------------------------------------------------------------------

@@ -4,8 +4,11 @@ The viewer's timeline asks for one tile at a time: the trace span split into `2*
 of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrower ones are
 merged, per depth, into runs of adjacent busy buckets. Everything is a `searchsorted` on the
 pre-order start column (chronological within a thread), so a tile never walks a whole thread:
-small ranges are cut out directly, large ones come from per-level indexes built once.
-Times here are int64 ns on one clock; the web layer turns them into µs.
+small ranges are cut out directly, large ones come from per-level indexes built once by the
+compiled passes of `_levels.py` (imported only then: it imports numba). A thread's lane keeps
+views, not copies: the session's start column, the call table's columns, and the events'
+time column, from which an end is gathered when asked for. Times here are int64 ns on one
+clock; the web layer turns them into µs.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis._workers import default_workers, parallel_map
+
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
@@ -25,6 +30,14 @@ BUCKETS = 1024  # buckets per tile
 MAX_LEVEL = 40  # 2**40 tiles: far below one ns per bucket for any real trace
 DIRECT_LIMIT = 65_536  # a tile whose range holds more calls is answered from a level index
 MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `truncated` is set
+
+
+def load_kernels() -> None:
+    """Import the compiled passes of the level indexes and load their code (~0.25 s), e.g. on
+    a background thread while the call table is built, so the first tile does not wait."""
+    from traceview.analysis import _levels
+
+    _levels.load()
 
 
 class CallColumns(Protocol):
@@ -36,6 +49,8 @@ class CallColumns(Protocol):
     def depth(self) -> I32: ...
     @property
     def parent(self) -> npt.NDArray[np.integer]: ...
+    @property
+    def exit_event(self) -> npt.NDArray[np.integer]: ...
     @property
     def thread_ranges(self) -> npt.NDArray[np.integer] | list[tuple[int, int]]: ...
 
@@ -64,60 +79,61 @@ class Tile:
 
 @dataclass
 class _Level:
-    """Per-level index of one thread: wide calls (local rows) and narrow runs keyed by tile."""
+    """Per-level index of one thread (built by `_levels.build`): wide calls (local rows, in
+    time order) and narrow runs, grouped by depth (`depth_at`) and in time order within one."""
 
-    wide: I64
-    wide_start: I64
-    run_key: I64  # depth * ntiles + tile, sorted
-    run_depth: I32
-    run_first: I64  # global bucket index at this level
-    run_last: I64
-    run_count: I64
+    wide: I32 | I64
+    depth_at: I64  # runs of depth d: [depth_at[d], depth_at[d + 1])
+    run_first: I32 | I64  # first bucket, counted over the whole level (int32 to level 21)
+    run_last: npt.NDArray[np.uint16]  # last bucket minus first (runs stay inside a tile)
+    run_count: I32 | I64  # narrow calls merged
 
 
 @dataclass
 class _Lane:
-    """One thread's calls on the timeline clock (views into the call table's columns)."""
+    """One thread's calls: views into the shared start column and the call table's columns
+    (no copies; an end time is gathered from the events when asked for)."""
 
     row0: int
     start: I64
-    end: I64
+    exit_event: npt.NDArray[np.integer]
     depth: I32
     method: I32
-    parent: I64  # local row of the caller, -1 for roots
     levels: dict[int, _Level] = field(default_factory=dict)
-    by_depth: I64 | None = None  # rows start, end, depth of the calls sorted by depth
-    method_rows: dict[int, tuple[I64, I64]] = field(default_factory=dict)
+    method_rows: dict[int, tuple[I64, I64, I64]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Timeline:
-    """Tiles and method highlights of every thread over `[span_start, span_end)` ns."""
+    """Tiles and method highlights of every thread over `[span_start, span_end)` ns.
+
+    `start` is the start column of the calls on the timeline's clock (shared with the
+    session's range queries) and `times` the events' column on that clock: a call ends at
+    `times[calls.exit_event[row]]`.
+    """
 
     def __init__(
         self,
         calls: CallColumns,
         start: I64,
-        end: I64,
+        times: I64,
         span_start: int,
         span_end: int,
     ) -> None:
         self.span_start = int(span_start)
         self.span_end = max(int(span_end), self.span_start + 1)
+        self._times = times
+        self._parent = calls.parent
         self._lanes: list[_Lane] = []
-        parent_all = np.asarray(calls.parent, dtype=np.int64)
         for first, stop in np.asarray(calls.thread_ranges, dtype=np.int64).reshape(-1, 2):
             lo, hi = int(first), int(stop)
-            par = parent_all[lo:hi] - lo
-            par[parent_all[lo:hi] < 0] = -1
             self._lanes.append(
                 _Lane(
                     row0=lo,
                     start=start[lo:hi],
-                    end=end[lo:hi],
-                    depth=np.asarray(calls.depth[lo:hi], dtype=np.int32),
-                    method=np.asarray(calls.method[lo:hi], dtype=np.int32),
-                    parent=par,
+                    exit_event=calls.exit_event[lo:hi],
+                    depth=calls.depth[lo:hi],
+                    method=calls.method[lo:hi],
                 )
             )
 
@@ -141,25 +157,26 @@ class Timeline:
         t0, t1, width = self.bounds(level, tile)
         a = int(np.searchsorted(lane.start, t0, side="left"))
         b = int(np.searchsorted(lane.start, t1, side="left"))
-        stack = _stack_at(lane, a, t0)
+        stack = self._stack_at(lane, a, t0)
+        st = stack[(self._end(lane, stack) - lane.start[stack]) >= width]
         if b - a <= DIRECT_LIMIT:
             # a narrow call belongs to the tile it starts in (as in the level indexes)
             rows = np.arange(a, b, dtype=np.int64)
-            wide_mask = (lane.end[rows] - lane.start[rows]) >= width
-            st = stack[(lane.end[stack] - lane.start[stack]) >= width]
+            wide_mask = (self._end(lane, rows) - lane.start[rows]) >= width
             rects = np.concatenate([st, rows[wide_mask]])
-            m_depth, m_first, m_last, m_count = _runs(
-                lane, rows[~wide_mask], self.span_start, tile * BUCKETS, width
+            m_depth, m_first, m_last, m_count = self._runs(
+                lane, rows[~wide_mask], tile * BUCKETS, width
             )
         else:
-            lv = self._level(lane, level, width)
-            lo = int(np.searchsorted(lv.wide_start, t0, side="left"))
-            hi = int(np.searchsorted(lv.wide_start, t1, side="left"))
-            st = stack[(lane.end[stack] - lane.start[stack]) >= width]
+            lv = self._level(lane, level)
+            # wide rows are in time order, so the tile's are those of its rows [a, b)
+            lo, hi = np.searchsorted(lv.wide, [a, b], side="left")
             rects = np.concatenate([st, lv.wide[lo:hi]])
-            m_depth, m_first, m_last, m_count = _level_runs(lv, tile, level)
-            m_first = m_first - tile * BUCKETS
-            m_last = m_last - tile * BUCKETS
+            from traceview.analysis import _levels  # compiled kernels: numba, when used
+
+            m_depth, m_first, m_last, m_count = _levels.cut(
+                lv.depth_at, lv.run_first, lv.run_last, lv.run_count, tile
+            )
         base = tile * BUCKETS * width - (t0 - self.span_start)  # bucket 0, relative to t0
         truncated = False
         if len(rects) > MAX_ITEMS:
@@ -175,6 +192,7 @@ class Timeline:
                 m_count[keep],
             )
             truncated = True
+        rects = rects.astype(np.int64, copy=False)
         return Tile(
             thread=thread,
             level=level,
@@ -185,11 +203,11 @@ class Timeline:
             rect_method=lane.method[rects],
             rect_depth=lane.depth[rects],
             rect_start=lane.start[rects],
-            rect_end=lane.end[rects],
+            rect_end=self._end(lane, rects),
             merged_depth=m_depth.astype(np.int32),
             merged_start=np.maximum(base + m_first * width, 0.0),
             merged_end=np.minimum(base + (m_last + 1) * width, float(t1 - t0)),
-            merged_count=m_count,
+            merged_count=m_count.astype(np.int64),
             truncated=truncated,
         )
 
@@ -198,46 +216,41 @@ class Timeline:
         touch one bucket."""
         lane = self._lane(thread)
         t0, t1, width = self.bounds(level, tile)
-        rows, reach = self._method_rows(lane, method)
-        a = int(np.searchsorted(lane.start[rows], t0, side="left"))
-        b = int(np.searchsorted(lane.start[rows], t1, side="left"))
+        starts, ends, reach = self._method_rows(lane, method)
+        a = int(np.searchsorted(starts, t0, side="left"))
+        b = int(np.searchsorted(starts, t1, side="left"))
         j = int(np.searchsorted(reach, t0, side="right"))  # first call that may still be open
-        sel = np.concatenate([rows[j:a][lane.end[rows[j:a]] > t0], rows[a:b]])
+        open_ = np.flatnonzero(ends[j:a] > t0) + j
+        sel = np.concatenate([open_, np.arange(a, b)])
         if not len(sel):
             empty = np.zeros(0, dtype=np.float64)
             return empty, empty
-        first = np.clip(np.floor((lane.start[sel] - t0) / width), 0, BUCKETS - 1)
-        last = np.clip(np.ceil((lane.end[sel] - t0) / width), first + 1, BUCKETS)
+        first = np.clip(np.floor((starts[sel] - t0) / width), 0, BUCKETS - 1)
+        last = np.clip(np.ceil((ends[sel] - t0) / width), first + 1, BUCKETS)
         # sorted by start already; a new extent begins where the start passes every earlier end
         reach_b = np.maximum.accumulate(last)
         new = np.ones(len(sel), dtype=bool)
         new[1:] = first[1:] > reach_b[:-1]
         heads = np.flatnonzero(new)
-        ends = np.append(heads[1:], len(sel)) - 1
-        return first[heads] * width, np.minimum(reach_b[ends] * width, float(t1 - t0))
+        tails = np.append(heads[1:], len(sel)) - 1
+        return first[heads] * width, np.minimum(reach_b[tails] * width, float(t1 - t0))
 
     def prepare(self, thread: int, levels: int = MAX_LEVEL + 1) -> None:
         """Build the level indexes (of the first `levels` levels) a tile of this thread may
-        need, so that the first tile asked for is fast."""
+        need, so that the first tile asked for is fast: all of them in one pass."""
         lane = self._lane(thread)
-        n = len(lane.start)
-        span = self.span_end - self.span_start
-        if n <= DIRECT_LIMIT:
-            return
-        for level in range(min(levels, MAX_LEVEL + 1)):
-            tiles = 1 << level
-            if span < (BUCKETS << level) or tiles > 1 << 20:
-                break  # sub-ns buckets: no tile at this level can hold many calls
-            edges = self.span_start + np.floor(np.arange(tiles + 1) * (span / tiles))
-            per_tile = np.diff(np.searchsorted(lane.start, edges))
-            if int(per_tile.max()) <= DIRECT_LIMIT:
-                break
-            self._level(lane, level, span / float(BUCKETS << level))
-        if levels > MAX_LEVEL:
-            # every level a tile can use is built: drop the depth-sorted copy (24 bytes per
-            # call; a level asked for later rebuilds it)
-            with lane.lock:
-                lane.by_depth = None
+        wanted = self._needed(lane, levels)
+        if wanted:
+            with lane.lock:  # built once even when a tile and the warm-up ask together
+                self._build(lane, [lv for lv in wanted if lv not in lane.levels])
+
+    def prepare_all(self, levels: int = MAX_LEVEL + 1, workers: int | None = None) -> None:
+        """`prepare` every thread, biggest first, two at a time on a two-core machine (the
+        passes release the GIL and allocate only their results; TRACEVIEW_WORKERS decides
+        when set, `workers` when given)."""
+        n = default_workers(unset=2) if workers is None else max(1, workers)
+        order = sorted(range(len(self._lanes)), key=lambda t: -len(self._lanes[t].start))
+        parallel_map(lambda t: self.prepare(t, levels), order, n)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -246,124 +259,100 @@ class Timeline:
             raise ValueError(f"no thread row {thread}")
         return self._lanes[thread]
 
-    def _level(self, lane: _Lane, level: int, width: float) -> _Level:
+    def _end(self, lane: _Lane, rows: npt.NDArray[np.integer]) -> I64:
+        """End ns of local rows (gathered from the events: the lane keeps no end column)."""
+        ends: I64 = self._times[lane.exit_event[rows]]
+        return ends
+
+    def _needed(self, lane: _Lane, levels: int) -> list[int]:
+        """The levels below `levels` (not built yet) at which some tile of the lane holds more
+        calls than the direct path answers. Only the children of such full tiles are counted
+        at the next level (at most calls / DIRECT_LIMIT of them), and the first level
+        without a full tile ends the list."""
+        span = self.span_end - self.span_start
+        out: list[int] = []
+        full = np.zeros(1 if len(lane.start) > DIRECT_LIMIT else 0, dtype=np.int64)
+        for level in range(min(levels, MAX_LEVEL + 1)):
+            if not len(full) or span < (BUCKETS << level) or level > 20:
+                break  # sub-ns buckets: no tile at this level can hold many calls
+            step = span / (1 << level)
+            edges = self.span_start + np.floor(np.concatenate([full, full + 1]) * step)
+            at = np.searchsorted(lane.start, edges).reshape(2, -1)
+            full = full[(at[1] - at[0]) > DIRECT_LIMIT]
+            if len(full) and level not in lane.levels:
+                out.append(level)
+            full = np.stack([2 * full, 2 * full + 1], axis=1).ravel()
+        return out
+
+    def _level(self, lane: _Lane, level: int) -> _Level:
         cached = lane.levels.get(level)
         if cached is not None:
             return cached
-        with lane.lock:  # built once even when a tile and the warm-up ask together
-            cached = lane.levels.get(level)
-            return cached if cached is not None else self._build_level(lane, level, width)
+        with lane.lock:
+            if level not in lane.levels:
+                self._build(lane, [level])
+            return lane.levels[level]
 
-    def _build_level(self, lane: _Lane, level: int, width: float) -> _Level:
-        if lane.by_depth is None:
-            key = lane.depth.astype(np.uint16) if int(lane.depth.max()) < 1 << 16 else lane.depth
-            order = np.argsort(key, kind="stable")
-            # gathered once: per level every pass below is then sequential
-            lane.by_depth = np.stack([lane.start[order], lane.end[order], lane.depth[order]])
-        d_start, d_end, d_depth = lane.by_depth
-        wide = np.flatnonzero((lane.end - lane.start) >= width).astype(np.int64)
-        narrow = (d_end - d_start) < width
-        rel = self.span_start
-        first = ((d_start[narrow] - rel) / width).astype(np.int64)
-        last = ((np.maximum(d_end[narrow] - 1, d_start[narrow]) - rel) / width).astype(np.int64)
-        depth = d_depth[narrow]
-        n_narrow = len(depth)
-        ntiles = 1 << level
-        top = (BUCKETS << level) - 1
-        np.clip(first, 0, top, out=first)
-        np.clip(last, first, top, out=last)
-        # a run breaks at a depth change, a gap of a whole bucket, or a tile edge
-        brk = np.ones(n_narrow, dtype=bool)
-        brk[1:] = (
-            (depth[1:] != depth[:-1])
-            | (first[1:] > last[:-1] + 1)
-            | ((first[1:] >> 10) != (last[:-1] >> 10))
-        )
-        heads = np.flatnonzero(brk)
-        tails = np.append(heads[1:], n_narrow) - 1
-        run_first = first[heads]
-        run_last = np.minimum(np.maximum.reduceat(last, heads) if len(heads) else last[:0], top)
-        run_last = np.minimum(run_last, ((run_first >> 10) + 1) * BUCKETS - 1)
-        run_depth = depth[heads]
-        lv = _Level(
-            wide=wide,
-            wide_start=lane.start[wide],
-            run_key=run_depth * ntiles + (run_first >> 10),
-            run_depth=run_depth.astype(np.int32),
-            run_first=run_first,
-            run_last=run_last,
-            run_count=(tails - heads + 1).astype(np.int64),
-        )
-        lane.levels[level] = lv
-        return lv
+    def _build(self, lane: _Lane, wanted: list[int]) -> None:
+        """Build the indexes of levels `wanted` of a lane in one compiled pass (under its
+        lock)."""
+        if not wanted:
+            return
+        from traceview.analysis import _levels  # compiled kernels: numba, when used
 
-    def _method_rows(self, lane: _Lane, method: int) -> tuple[I64, I64]:
+        span = self.span_end - self.span_start
+        built = _levels.build(
+            lane.start, self._times, lane.exit_event, lane.depth, self.span_start, span, wanted
+        )
+        for lv, (wide, depth_at, first, last, count) in zip(wanted, built, strict=True):
+            lane.levels[lv] = _Level(wide, depth_at, first, last, count)
+
+    def _method_rows(self, lane: _Lane, method: int) -> tuple[I64, I64, I64]:
+        """Starts and ends of `method`'s calls in a lane, and the running maximum of the
+        ends."""
         cached = lane.method_rows.get(method)
         if cached is None:
-            rows = np.flatnonzero(lane.method == method).astype(np.int64)
-            reach = np.maximum.accumulate(lane.end[rows]) if len(rows) else lane.end[:0]
-            cached = (rows, reach)
+            rows = np.flatnonzero(lane.method == method)
+            ends = self._end(lane, rows)
+            reach = np.maximum.accumulate(ends) if len(rows) else ends
+            cached = (lane.start[rows], ends, reach)
             if len(lane.method_rows) > 256:
                 lane.method_rows.clear()
             lane.method_rows[method] = cached
         return cached
 
+    def _stack_at(self, lane: _Lane, a: int, t0: int) -> I64:
+        """Local rows of the calls that started before `t0` and are still open at `t0`."""
+        out: list[int] = []
+        row = a - 1
+        while row >= 0:
+            if self._times[lane.exit_event[row]] > t0:
+                out.append(row)
+            up = int(self._parent[lane.row0 + row])
+            row = up - lane.row0 if up >= 0 else -1
+        return np.array(out[::-1], dtype=np.int64)
 
-def _stack_at(lane: _Lane, a: int, t0: int) -> I64:
-    """Local rows of the calls that started before `t0` and are still open at `t0`."""
-    out: list[int] = []
-    row = a - 1
-    while row >= 0:
-        if lane.end[row] > t0:
-            out.append(row)
-        row = int(lane.parent[row])
-    return np.array(out[::-1], dtype=np.int64)
+    def _runs(self, lane: _Lane, rows: I64, offset: int, width: float) -> tuple[I64, I64, I64, I64]:
+        """Merge narrow calls (local rows) into per-depth runs of busy buckets of one tile.
 
-
-def _runs(
-    lane: _Lane, rows: I64, origin: int, offset: int, width: float
-) -> tuple[I64, I64, I64, I64]:
-    """Merge narrow calls (local rows) into per-depth runs of busy buckets of one tile.
-
-    Buckets are counted from `origin` (the span start, as in the level indexes) minus `offset`.
-    """
-    if not len(rows):
-        z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z
-    first = ((lane.start[rows] - origin) / width).astype(np.int64) - offset
-    last = ((np.maximum(lane.end[rows] - 1, lane.start[rows]) - origin) / width).astype(np.int64)
-    np.clip(first, 0, BUCKETS - 1, out=first)
-    last = np.clip(last - offset, first, BUCKETS - 1)
-    depth = lane.depth[rows].astype(np.int64)
-    key_first = depth * BUCKETS + first
-    busy = np.unique(np.concatenate([key_first, depth * BUCKETS + last]))
-    new = np.ones(len(busy), dtype=bool)
-    new[1:] = (busy[1:] != busy[:-1] + 1) | (busy[1:] % BUCKETS == 0)
-    run_of_busy = np.cumsum(new) - 1
-    heads = np.flatnonzero(new)
-    tails = np.append(heads[1:], len(busy)) - 1
-    count = np.bincount(run_of_busy[np.searchsorted(busy, key_first)], minlength=len(heads))
-    return busy[heads] // BUCKETS, busy[heads] % BUCKETS, busy[tails] % BUCKETS, count
-
-
-def _level_runs(lv: _Level, tile: int, level: int) -> tuple[I64, I64, I64, I64]:
-    """The runs of one tile from a level index: one contiguous slice per depth."""
-    if not len(lv.run_key):
-        z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z
-    ntiles = 1 << level
-    depths = np.arange(int(lv.run_depth.max()) + 1, dtype=np.int64)
-    lo = np.searchsorted(lv.run_key, depths * ntiles + tile, side="left")
-    hi = np.searchsorted(lv.run_key, depths * ntiles + tile, side="right")
-    n = hi - lo
-    total = int(n.sum())
-    if not total:
-        z = np.zeros(0, dtype=np.int64)
-        return z, z, z, z
-    idx = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(total)
-    return (
-        lv.run_depth[idx].astype(np.int64),
-        lv.run_first[idx],
-        lv.run_last[idx],
-        lv.run_count[idx],
-    )
+        Buckets are counted from the span start (as in the level indexes) minus `offset`.
+        """
+        if not len(rows):
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z, z
+        origin = self.span_start
+        start, end = lane.start[rows], self._end(lane, rows)
+        first = ((start - origin) / width).astype(np.int64) - offset
+        last = ((np.maximum(end - 1, start) - origin) / width).astype(np.int64)
+        np.clip(first, 0, BUCKETS - 1, out=first)
+        last = np.clip(last - offset, first, BUCKETS - 1)
+        depth = lane.depth[rows].astype(np.int64)
+        key_first = depth * BUCKETS + first
+        busy = np.unique(np.concatenate([key_first, depth * BUCKETS + last]))
+        new = np.ones(len(busy), dtype=bool)
+        new[1:] = (busy[1:] != busy[:-1] + 1) | (busy[1:] % BUCKETS == 0)
+        run_of_busy = np.cumsum(new) - 1
+        heads = np.flatnonzero(new)
+        tails = np.append(heads[1:], len(busy)) - 1
+        count = np.bincount(run_of_busy[np.searchsorted(busy, key_first)], minlength=len(heads))
+        return busy[heads] // BUCKETS, busy[heads] % BUCKETS, busy[tails] % BUCKETS, count
