@@ -163,6 +163,9 @@ def test_ctrl_c_stops_the_profiler_and_keeps_the_trace(tmp_path: Path, served: P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a suite started in the background of a shell inherits SIGINT ignored; Ctrl-C is
+        # what this test sends, so the command gets the terminal's default back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stderr is not None
     seen = []
