@@ -45,12 +45,15 @@ def random_calls(n: int, seed: int, threads: int = 2) -> SimpleNamespace:
         parent=np.array(parent, dtype=np.int64),
         method=rng.integers(0, 7, len(start)).astype(np.int32),
         thread_ranges=np.array(ranges, dtype=np.int64),
-        exit_event=np.arange(len(start), dtype=np.int32),  # the "events" are the ends
+        # the "events" are the starts, then the ends
+        enter_event=np.arange(len(start), dtype=np.int32),
+        exit_event=np.arange(len(start), 2 * len(start), dtype=np.int32),
+        times=np.array(start + end, dtype=np.int64),
     )
 
 
 def make(calls: SimpleNamespace) -> Timeline:
-    return Timeline(calls, calls.start, calls.end, int(calls.start.min()), int(calls.end.max()))
+    return Timeline(calls, calls.times, int(calls.start.min()), int(calls.end.max()))
 
 
 def reference(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int) -> tuple:

@@ -45,6 +45,21 @@ UNROLL = 8  # exited by an unroll (exception) record
 FORCED_EXIT = 16  # closed early because an exit named a method deeper in the stack
 
 
+def search_starts(
+    times: I64, enter_event: npt.NDArray[np.integer], lo: int, hi: int, t: int
+) -> int:
+    """The first row of `[lo, hi)` (one thread's calls: their starts never decrease) whose
+    start `times[enter_event[row]]` is at or after `t`, else `hi`: `np.searchsorted` of the
+    starts without making their column, one time read per step."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if times[enter_event[mid]] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @dataclass(frozen=True, eq=False)
 class CallTable:
     """One row per call. Stored columns (equal length, pre-order per thread):

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.calls import CallTable
+from traceview.analysis.calls import CallTable, search_starts
 from traceview.analysis.query import TimeRange, range_clock
 from traceview.analysis.ranges import clipped_times, overlapping
 
@@ -126,21 +126,19 @@ def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
     return table
 
 
-def window(
-    calls: CallTable, starts: I64, threads: Iterable[int] | None, tr: TimeRange
-) -> CallTable:
+def window(calls: CallTable, threads: Iterable[int] | None, tr: TimeRange) -> CallTable:
     """The calls of `threads` near `tr`: those starting inside it, the last one starting before
     it with its ancestors, and the one after (so a narrow range cuts a few rows out of a big
-    table). `starts` is the start column of `calls` on `tr.clock`."""
+    table). The starts are searched where the events hold them (no column of them is made)."""
     parts = []
+    times = calls.trace.events.time(tr.clock)
     rows_of = range(len(calls.thread_ranges)) if threads is None else threads
     for t in rows_of:
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if hi == lo:
             continue
-        start = starts[lo:hi]
-        a = int(np.searchsorted(start, tr.lo, side="left"))
-        b = int(np.searchsorted(start, tr.hi, side="left"))
+        a = search_starts(times, calls.enter_event, lo, hi, tr.lo) - lo
+        b = search_starts(times, calls.enter_event, lo, hi, tr.hi) - lo
         chain = []
         row = lo + a - 1
         while row >= lo:  # one step per ancestor: the depth of one call, not the thread

@@ -81,7 +81,6 @@ class Session:
         self._profiles: OrderedDict[Any, Profile] = OrderedDict()
         self._trees: OrderedDict[Any, CallTree] = OrderedDict()
         self._filters: OrderedDict[Any, CallTable] = OrderedDict()
-        self._starts: OrderedDict[Any, I64] = OrderedDict()
         self._names: OrderedDict[Any, MethodTable] = OrderedDict()
         self._timeline: Timeline | None = None
         self._excl: dict[str, I64] = {}
@@ -284,7 +283,6 @@ class Session:
                 calls = self.calls
                 self._timeline = Timeline(
                     calls,
-                    self._start_column(((), None), self.axis_clock),
                     calls.trace.events.time(self.axis_clock),
                     self.origin,
                     self.end,
@@ -341,14 +339,7 @@ class Session:
         calls = self.filtered(q)
         if q.time_range is None:
             return calls
-        starts = self._start_column((q.my_code, q.rename), q.time_range.clock, calls)
-        return filters.window(calls, starts, q.threads, q.time_range)
-
-    def _start_column(self, key: Any, clock: str, calls: CallTable | None = None) -> I64:
-        """Start ns on `clock` of every call of a filtered table (kept, so a range query
-        searches it instead of gathering a thread's starts from the events each time)."""
-        table = self.calls if calls is None else calls
-        return self._memo(self._starts, (key, clock), lambda: table.start(clock))
+        return filters.window(calls, q.threads, q.time_range)
 
     def _key(self, q: Query) -> tuple[Any, ...]:
         """What a cached view depends on: the clock only orders and lays out, and a renaming

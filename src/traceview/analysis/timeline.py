@@ -2,12 +2,13 @@
 
 The viewer's timeline asks for one tile at a time: the trace span split into `2**level` tiles
 of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrower ones are
-merged, per depth, into runs of adjacent busy buckets. Everything is a `searchsorted` on the
-pre-order start column (chronological within a thread), so a tile never walks a whole thread:
-small ranges are cut out directly, large ones come from per-level indexes built once by the
-compiled passes of `_levels.py` (imported only then: it imports numba). A thread's lane keeps
-views, not copies: the session's start column, the call table's columns, and the events'
-time column, from which an end is gathered when asked for. Times here are int64 ns on one
+merged, per depth, into runs of adjacent busy buckets. Everything is a binary search on the
+calls' starts (pre-order is chronological within a thread), so a tile never walks a whole
+thread: small ranges are cut out directly, large ones come from per-level indexes built once
+by the compiled passes of `_levels.py` (imported only then: it imports numba). A thread's
+lane keeps views, not copies: the call table's columns and the events' time column, from
+which a start or an end is read when asked for (a lane's starts are gathered only while its
+level indexes are built). Times here are int64 ns on one
 clock; the web layer turns them into µs.
 """
 
@@ -21,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._workers import default_workers, parallel_map
+from traceview.analysis.calls import search_starts
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -49,6 +51,8 @@ class CallColumns(Protocol):
     def depth(self) -> I32: ...
     @property
     def parent(self) -> npt.NDArray[np.integer]: ...
+    @property
+    def enter_event(self) -> npt.NDArray[np.integer]: ...
     @property
     def exit_event(self) -> npt.NDArray[np.integer]: ...
     @property
@@ -91,11 +95,12 @@ class _Level:
 
 @dataclass
 class _Lane:
-    """One thread's calls: views into the shared start column and the call table's columns
-    (no copies; an end time is gathered from the events when asked for)."""
+    """One thread's calls: views into the call table's columns (no copies; start and end
+    times are read from the events where asked for, and searched there: a thread's calls
+    start in row order)."""
 
     row0: int
-    start: I64
+    enter_event: npt.NDArray[np.integer]
     exit_event: npt.NDArray[np.integer]
     depth: I32
     method: I32
@@ -107,15 +112,14 @@ class _Lane:
 class Timeline:
     """Tiles and method highlights of every thread over `[span_start, span_end)` ns.
 
-    `start` is the start column of the calls on the timeline's clock (shared with the
-    session's range queries) and `times` the events' column on that clock: a call ends at
-    `times[calls.exit_event[row]]`.
+    `times` is the events' column on the timeline's clock: a call starts at
+    `times[calls.enter_event[row]]` and ends at `times[calls.exit_event[row]]`; no column of
+    the calls' times is kept (at 70M records one would be 270 MB).
     """
 
     def __init__(
         self,
         calls: CallColumns,
-        start: I64,
         times: I64,
         span_start: int,
         span_end: int,
@@ -130,7 +134,7 @@ class Timeline:
             self._lanes.append(
                 _Lane(
                     row0=lo,
-                    start=start[lo:hi],
+                    enter_event=calls.enter_event[lo:hi],
                     exit_event=calls.exit_event[lo:hi],
                     depth=calls.depth[lo:hi],
                     method=calls.method[lo:hi],
@@ -155,14 +159,13 @@ class Timeline:
         """The rects and merged runs of one tile of thread row `thread`."""
         lane = self._lane(thread)
         t0, t1, width = self.bounds(level, tile)
-        a = int(np.searchsorted(lane.start, t0, side="left"))
-        b = int(np.searchsorted(lane.start, t1, side="left"))
+        a, b = self._search(lane, t0), self._search(lane, t1)
         stack = self._stack_at(lane, a, t0)
-        st = stack[(self._end(lane, stack) - lane.start[stack]) >= width]
+        st = stack[(self._end(lane, stack) - self._start(lane, stack)) >= width]
         if b - a <= DIRECT_LIMIT:
             # a narrow call belongs to the tile it starts in (as in the level indexes)
             rows = np.arange(a, b, dtype=np.int64)
-            wide_mask = (self._end(lane, rows) - lane.start[rows]) >= width
+            wide_mask = (self._end(lane, rows) - self._start(lane, rows)) >= width
             rects = np.concatenate([st, rows[wide_mask]])
             m_depth, m_first, m_last, m_count = self._runs(
                 lane, rows[~wide_mask], tile * BUCKETS, width
@@ -202,7 +205,7 @@ class Timeline:
             rect_call=rects + lane.row0,
             rect_method=lane.method[rects],
             rect_depth=lane.depth[rects],
-            rect_start=lane.start[rects],
+            rect_start=self._start(lane, rects),
             rect_end=self._end(lane, rects),
             merged_depth=m_depth.astype(np.int32),
             merged_start=np.maximum(base + m_first * width, 0.0),
@@ -249,7 +252,7 @@ class Timeline:
         passes release the GIL and allocate only their results; TRACEVIEW_WORKERS decides
         when set, `workers` when given)."""
         n = default_workers(unset=2) if workers is None else max(1, workers)
-        order = sorted(range(len(self._lanes)), key=lambda t: -len(self._lanes[t].start))
+        order = sorted(range(len(self._lanes)), key=lambda t: -len(self._lanes[t].enter_event))
         parallel_map(lambda t: self.prepare(t, levels), order, n)
 
     # -- internals ---------------------------------------------------------------------------
@@ -258,6 +261,15 @@ class Timeline:
         if not 0 <= thread < len(self._lanes):
             raise ValueError(f"no thread row {thread}")
         return self._lanes[thread]
+
+    def _start(self, lane: _Lane, rows: npt.NDArray[np.integer] | slice) -> I64:
+        """Start ns of local rows (gathered from the events)."""
+        starts: I64 = self._times[lane.enter_event[rows]]
+        return starts
+
+    def _search(self, lane: _Lane, t: int) -> int:
+        """The first local row starting at or after `t`."""
+        return search_starts(self._times, lane.enter_event, 0, len(lane.enter_event), t)
 
     def _end(self, lane: _Lane, rows: npt.NDArray[np.integer]) -> I64:
         """End ns of local rows (gathered from the events: the lane keeps no end column)."""
@@ -271,13 +283,16 @@ class Timeline:
         without a full tile ends the list."""
         span = self.span_end - self.span_start
         out: list[int] = []
-        full = np.zeros(1 if len(lane.start) > DIRECT_LIMIT else 0, dtype=np.int64)
+        full = np.zeros(1 if len(lane.enter_event) > DIRECT_LIMIT else 0, dtype=np.int64)
+        starts: I64 | None = None  # gathered only for a lane with full tiles (then freed)
         for level in range(min(levels, MAX_LEVEL + 1)):
             if not len(full) or span < (BUCKETS << level) or level > 20:
                 break  # sub-ns buckets: no tile at this level can hold many calls
             step = span / (1 << level)
             edges = self.span_start + np.floor(np.concatenate([full, full + 1]) * step)
-            at = np.searchsorted(lane.start, edges).reshape(2, -1)
+            if starts is None:
+                starts = self._start(lane, slice(None))
+            at = np.searchsorted(starts, edges).reshape(2, -1)
             full = full[(at[1] - at[0]) > DIRECT_LIMIT]
             if len(full) and level not in lane.levels:
                 out.append(level)
@@ -302,7 +317,13 @@ class Timeline:
 
         span = self.span_end - self.span_start
         built = _levels.build(
-            lane.start, self._times, lane.exit_event, lane.depth, self.span_start, span, wanted
+            self._start(lane, slice(None)),  # a lane's starts while its pass runs, then freed
+            self._times,
+            lane.exit_event,
+            lane.depth,
+            self.span_start,
+            span,
+            wanted,
         )
         for lv, (wide, depth_at, first, last, count) in zip(wanted, built, strict=True):
             lane.levels[lv] = _Level(wide, depth_at, first, last, count)
@@ -315,7 +336,7 @@ class Timeline:
             rows = np.flatnonzero(lane.method == method)
             ends = self._end(lane, rows)
             reach = np.maximum.accumulate(ends) if len(rows) else ends
-            cached = (lane.start[rows], ends, reach)
+            cached = (self._start(lane, rows), ends, reach)
             if len(lane.method_rows) > 256:
                 lane.method_rows.clear()
             lane.method_rows[method] = cached
@@ -341,7 +362,7 @@ class Timeline:
             z = np.zeros(0, dtype=np.int64)
             return z, z, z, z
         origin = self.span_start
-        start, end = lane.start[rows], self._end(lane, rows)
+        start, end = self._start(lane, rows), self._end(lane, rows)
         first = ((start - origin) / width).astype(np.int64) - offset
         last = ((np.maximum(end - 1, start) - origin) / width).astype(np.int64)
         np.clip(first, 0, BUCKETS - 1, out=first)
