@@ -86,12 +86,17 @@ class Viewer:
 def serve(trace_path: Path, rename: Any = None) -> Viewer:
     """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port;
     `rename` is the app's default renaming (`traceview view --mapping`)."""
-    import uvicorn
-
     from traceview.analysis.session import Session
     from traceview.web.app import create_app
 
-    app = create_app(Session(traceview.load(str(trace_path))), rename=rename)
+    return start_app(create_app(Session(traceview.load(str(trace_path))), rename=rename))
+
+
+def start_app(app: Any) -> Viewer:
+    """Serve an ASGI app (the viewer, the service) with uvicorn on 127.0.0.1, a free port, in a
+    thread; return once it listens."""
+    import uvicorn
+
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -99,7 +104,7 @@ def serve(trace_path: Path, rename: Any = None) -> Viewer:
     deadline = time.monotonic() + 20
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the viewer server did not start")
+            raise RuntimeError("the server did not start")
         time.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
     return Viewer(server, thread, f"http://127.0.0.1:{port}/")

@@ -4,15 +4,13 @@ its flame graphs page and one thread's SVG; the single-trace viewer still works 
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.browserkit import SHOTS, browser, open_page  # noqa: F401  (fixture)
+from support.browserkit import SHOTS, browser, open_page, start_app  # noqa: F401  (fixture)
 from support.viewer_trace import EVIL_THREAD, viewer_trace
 from traceview.synth import generate
 from traceview.writer import write
@@ -22,25 +20,13 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
     from traceview.web.service import create_service
     from traceview.web.store import SqliteStore
 
     store = SqliteStore(tmp_path_factory.mktemp("data"))
-    app = create_service(store)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    viewer = start_app(create_service(store))
+    yield viewer.url.rstrip("/")
+    viewer.stop()
     store.close()
 
 
