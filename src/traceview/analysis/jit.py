@@ -8,7 +8,7 @@ environment compiles (a fraction of a second per kernel); later processes load t
 
 Importing this module imports numba (~0.2 s): modules holding kernels are imported lazily,
 inside the functions that need them, so commands that never run a kernel never pay for it
-(tests/analysis/test_jit.py checks `traceview info`).
+(tests/cli/test_cli_numba.py checks `info`, `stats`, `-r` and `dmtracedump`).
 """
 
 from __future__ import annotations
