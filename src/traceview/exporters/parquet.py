@@ -23,6 +23,7 @@ import contextlib
 import os
 import queue
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
@@ -62,52 +63,72 @@ def _options(schema: Any) -> dict[str, Any]:
     }
 
 
+def _write(pieces: Iterator[Any], where: str | Path | IO[bytes], meta: dict[bytes, bytes]) -> None:
+    """pyarrow tables of one schema as one Parquet file, each piece its row groups; `meta`
+    added to the schema's metadata."""
+    pq = optional("pyarrow.parquet", WHAT)
+    writer = None
+    try:
+        for piece in pieces:
+            if writer is None:
+                schema = piece.schema.with_metadata({**(piece.schema.metadata or {}), **meta})
+                writer = pq.ParquetWriter(where, schema, **_options(schema))
+            writer.write_table(piece.replace_schema_metadata(writer.schema.metadata))
+    finally:
+        if writer is not None:
+            writer.close()
+
+
 def write_arrow(arrow: Any, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
     """One pyarrow table as a Parquet file."""
-    pq = optional("pyarrow.parquet", WHAT)
-    arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **metadata})
-    pq.write_table(arrow, where, **_options(arrow.schema))
+    _write(iter([arrow]), where, metadata)
 
 
 def write_calls(view: View, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
-    """The calls table as a Parquet file, a row group per piece of `ROW_GROUP` calls: the next
-    piece is built on a second thread while this one is encoded (memory: a few pieces)."""
-    pq = optional("pyarrow.parquet", WHAT)
-    pieces: queue.Queue[Any] = queue.Queue(maxsize=1)
-    stop = threading.Event()  # the writer gave up: the builder stops at its next piece
+    """The calls table as a Parquet file, a row group per piece of `ROW_GROUP` calls, each
+    piece built while the last one is encoded (memory: a few pieces, never the table)."""
+    with _ahead(piece.to_arrow() for piece in calls_batches(view, ROW_GROUP)) as pieces:
+        _write(pieces, where, metadata)
+
+
+@contextlib.contextmanager
+def _ahead(items: Iterator[Any]) -> Iterator[Iterator[Any]]:
+    """`items` made on a thread of their own, one ahead of the consumer (the numpy and
+    pyarrow work on both sides releases the GIL); a failure there is raised here, and a
+    consumer that stops early stops the maker at its next item."""
+    made: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    end = object()
 
     def offer(item: Any) -> bool:
         while not stop.is_set():
             with contextlib.suppress(queue.Full):
-                pieces.put(item, timeout=0.1)
+                made.put(item, timeout=0.1)
                 return True
         return False
 
-    def build() -> None:
+    def make() -> None:
         try:
-            for piece in calls_batches(view, ROW_GROUP):
-                if not offer(piece.to_arrow()):
+            for item in items:
+                if not offer(item):
                     return
-            offer(None)
-        except BaseException as exc:  # handed to the writer, which raises it
+            offer(end)
+        except BaseException as exc:  # handed to the consumer, which raises it
             offer(exc)
 
-    builder = threading.Thread(target=build, daemon=True)
-    builder.start()
-    writer = None
+    def consume() -> Iterator[Any]:
+        while (item := made.get()) is not end:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    maker = threading.Thread(target=make, daemon=True)
+    maker.start()
     try:
-        while (piece := pieces.get()) is not None:
-            if isinstance(piece, BaseException):
-                raise piece
-            if writer is None:
-                schema = piece.schema.with_metadata({**(piece.schema.metadata or {}), **metadata})
-                writer = pq.ParquetWriter(where, schema, **_options(schema))
-            writer.write_table(piece.replace_schema_metadata(writer.schema.metadata))
+        yield consume()
     finally:
         stop.set()
-        builder.join()
-        if writer is not None:
-            writer.close()
+        maker.join()
 
 
 def write_files(view: View, folder: Path) -> None:
