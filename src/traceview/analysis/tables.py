@@ -65,28 +65,20 @@ def origins(session: Session) -> dict[str, int]:
     return out
 
 
-def unclipped_calls(view: View) -> CallTable | None:
-    """The selection's calls (threads, "my code") when no time range clips them, so that their
-    times are their events' (`calls.start(clock, rows)`, read as needed); None with a range."""
-    session, q = view.session, view.query
-    if q.time_range is not None:
-        return None
-    calls = session.selection(q)
-    return calls if q.threads is None else filters.threads(calls, q.threads)
+Clipped = tuple[CallTable, dict[str, I64] | None, dict[str, I64] | None]
 
 
-def selected_calls(view: View) -> tuple[CallTable, dict[str, I64], dict[str, I64]]:
+def selected_calls(view: View) -> Clipped:
     """The selection's calls (threads, "my code", the calls overlapping the time range) and
-    their start and end ns per clock, clipped to the range (absolute, as the events hold them)."""
-    whole = unclipped_calls(view)
-    if whole is not None:
-        clocks = whole.clocks
-        return whole, {c: whole.start(c) for c in clocks}, {c: whole.end(c) for c in clocks}
+    their start and end ns per clock, clipped to the range (absolute, as the events hold
+    them). Without a range no call is clipped and both are None: the times are the events'
+    (`calls.start(clock, rows)`, read where needed, never a column of every call's)."""
     session, q = view.session, view.query
     calls = session.selection(q)
+    if q.time_range is None:
+        return (calls if q.threads is None else filters.threads(calls, q.threads)), None, None
     clocks = calls.clocks
     tr = q.time_range
-    assert tr is not None
     n = len(calls)
     keep = np.zeros(n, dtype=bool)
     start = {c: np.zeros(n, dtype=np.int64) for c in clocks}
@@ -121,11 +113,7 @@ def calls_batches(view: View, rows: int | None = None) -> Iterator[Table]:
     at least one, empty for no calls): a writer builds each piece while it writes the last,
     and no column of the whole table is ever made (times are read from the events per piece
     when no range clips them)."""
-    whole = unclipped_calls(view)
-    if whole is not None:
-        calls, start, end = whole, None, None
-    else:
-        calls, start, end = selected_calls(view)
+    calls, start, end = selected_calls(view)
     n = len(calls)
     clocks = [c for c in CLOCKS if c in calls.clocks]
     # exclusive times need every child of a call: computed over the whole table, once

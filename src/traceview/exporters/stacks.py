@@ -18,7 +18,7 @@ import numpy.typing as npt
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
 from traceview.analysis.tables import origins as table_origins
-from traceview.analysis.tables import selected_calls, unclipped_calls
+from traceview.analysis.tables import selected_calls
 from traceview.analysis.view import View
 from traceview.model import visible
 
@@ -157,18 +157,14 @@ def thread_calls(view: View) -> Iterator[ThreadCalls]:
     """The selection's calls thread by thread (only threads with calls in the selection), from
     `analysis.tables` (the same clipping as the profile and the SQL tables). Without a time
     range the times are gathered from the events only when read (no copy of every call's)."""
-    whole = unclipped_calls(view)
-    if whole is not None:
-        calls = whole
-        columns = {c: calls.trace.events.time(c) for c in calls.clocks}
-    else:
-        calls, start, end = selected_calls(view)
+    calls, start, end = selected_calls(view)
+    columns = {c: calls.trace.events.time(c) for c in calls.clocks}
     for t in range(len(calls.thread_ranges)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if hi == lo:
             continue
         sel = slice(lo, hi)
-        if whole is not None:
+        if start is None or end is None:
             spans = Spans(columns, columns, calls.enter_event[sel], calls.exit_event[sel])
         else:
             spans = Spans(
