@@ -4,8 +4,8 @@ the window of calls near a range, and the subtrees of some methods. They sit bet
 
 Each keeps a subset of rows, in order, and re-links parents, depths and subtree ends; the
 times still come from the trace's events. `clipped` is the one rule for what a time range
-keeps: every call overlapping it, with its inclusive time clipped to it (analysis/ranges.py);
-`clip` cuts the table to those calls, the merged trees take the mask instead.
+keeps: every call overlapping it, with its inclusive time clipped to it (analysis/ranges.py),
+as a mask and columns over the table (the merged trees take them as they are).
 """
 
 from __future__ import annotations
@@ -150,21 +150,12 @@ def window(calls: CallTable, threads: Iterable[int] | None, tr: TimeRange) -> Ca
     return select_rows(calls, rows)
 
 
-def clip(
-    calls: CallTable, threads: Iterable[int] | None, tr: TimeRange
-) -> tuple[CallTable, dict[str, I64]]:
-    """The calls of `threads` overlapping `tr`, and each one's inclusive ns per clock clipped
-    to the range (the other clock's bounds interpolated per thread, analysis/ranges.py)."""
-    keep, incl = clipped(calls, threads, tr)
-    return subset(calls, keep), {c: v[keep] for c, v in incl.items()}
-
-
 def clipped(
     calls: CallTable, threads: Iterable[int] | None, tr: TimeRange
 ) -> tuple[npt.NDArray[np.bool_], dict[str, I64]]:
-    """`clip` without cutting the table: the mask of the calls of `threads` overlapping `tr`
-    and every row's clipped inclusive ns per clock (0 where not kept); `calltree.top_down`
-    takes both as they are."""
+    """The mask of the calls of `threads` overlapping `tr` and every row's inclusive ns per
+    clock clipped to the range (0 where not kept; the other clock's bounds interpolated per
+    thread, analysis/ranges.py); `calltree.top_down` takes both as they are."""
     n = len(calls)
     keep = np.zeros(n, dtype=bool)
     incl = {c: np.zeros(n, dtype=np.int64) for c in calls.clocks}
