@@ -128,13 +128,9 @@ def call_answer(s: Session, row: int) -> Json:
             times[f"incl_{clock}_us"] = times[f"excl_{clock}_us"] = None
             continue
         incl = int((calls.end(clock, idx) - calls.start(clock, idx))[0])
+        # the column when a report built it, else a compiled pass over this call's subtree
         excl = s.excl(clock, build=False)
-        if excl is None:  # not built yet: Σ the children found in the subtree slice
-            kids = np.arange(row + 1, end)
-            kids = kids[calls.parent[row + 1 : end] == row]
-            own = incl - int((calls.end(clock, kids) - calls.start(clock, kids)).sum())
-        else:
-            own = int(excl[row])
+        own = int(excl[row] if excl is not None else calls.excl(clock, slice(row, end))[0])
         times[f"incl_{clock}_us"] = us1(incl)
         times[f"excl_{clock}_us"] = us1(own)
     off = None
