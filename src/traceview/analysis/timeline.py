@@ -242,10 +242,13 @@ class Timeline:
         """Build the level indexes (of the first `levels` levels) a tile of this thread may
         need, so that the first tile asked for is fast: all of them in one pass."""
         lane = self._lane(thread)
-        wanted = self._needed(lane, levels)
+        if len(lane.enter_event) <= DIRECT_LIMIT:
+            return  # every tile of the lane is answered directly
+        starts = self._start(lane, slice(None))  # the lane's starts while it is prepared
+        wanted = self._needed(lane, levels, starts)
         if wanted:
             with lane.lock:  # built once even when a tile and the warm-up ask together
-                self._build(lane, [lv for lv in wanted if lv not in lane.levels])
+                self._build(lane, [lv for lv in wanted if lv not in lane.levels], starts)
 
     def prepare_all(self, levels: int = MAX_LEVEL + 1, workers: int | None = None) -> None:
         """`prepare` every thread, biggest first, two at a time on a two-core machine (the
@@ -276,22 +279,19 @@ class Timeline:
         ends: I64 = self._times[lane.exit_event[rows]]
         return ends
 
-    def _needed(self, lane: _Lane, levels: int) -> list[int]:
+    def _needed(self, lane: _Lane, levels: int, starts: I64) -> list[int]:
         """The levels below `levels` (not built yet) at which some tile of the lane holds more
         calls than the direct path answers. Only the children of such full tiles are counted
         at the next level (at most calls / DIRECT_LIMIT of them), and the first level
-        without a full tile ends the list."""
+        without a full tile ends the list. `starts`: the lane's start times."""
         span = self.span_end - self.span_start
         out: list[int] = []
-        full = np.zeros(1 if len(lane.enter_event) > DIRECT_LIMIT else 0, dtype=np.int64)
-        starts: I64 | None = None  # gathered only for a lane with full tiles (then freed)
+        full = np.zeros(1 if len(starts) > DIRECT_LIMIT else 0, dtype=np.int64)
         for level in range(min(levels, MAX_LEVEL + 1)):
             if not len(full) or span < (BUCKETS << level) or level > 20:
                 break  # sub-ns buckets: no tile at this level can hold many calls
             step = span / (1 << level)
             edges = self.span_start + np.floor(np.concatenate([full, full + 1]) * step)
-            if starts is None:
-                starts = self._start(lane, slice(None))
             at = np.searchsorted(starts, edges).reshape(2, -1)
             full = full[(at[1] - at[0]) > DIRECT_LIMIT]
             if len(full) and level not in lane.levels:
@@ -308,16 +308,16 @@ class Timeline:
                 self._build(lane, [level])
             return lane.levels[level]
 
-    def _build(self, lane: _Lane, wanted: list[int]) -> None:
+    def _build(self, lane: _Lane, wanted: list[int], starts: I64 | None = None) -> None:
         """Build the indexes of levels `wanted` of a lane in one compiled pass (under its
-        lock)."""
+        lock); `starts`, the lane's start times, are gathered for the pass when not given."""
         if not wanted:
             return
         from traceview.analysis import _levels  # compiled kernels: numba, when used
 
         span = self.span_end - self.span_start
         built = _levels.build(
-            self._start(lane, slice(None)),  # a lane's starts while its pass runs, then freed
+            self._start(lane, slice(None)) if starts is None else starts,
             self._times,
             lane.exit_event,
             lane.depth,
