@@ -1,7 +1,7 @@
 """The compiled merge behind `calltree.top_down` (analysis/_merging.py): the rows cut into
-pieces anywhere (a piece starting inside a call), given clipped times, deep chains and node
-stores that grow give the same tree, node for node and in the same order, as one piece and as
-the oracle."""
+pieces anywhere (a piece starting inside a call), time ranges clipped as the pass reads, deep
+chains and node stores that grow give the same tree, node for node and in the same order, as
+one piece, as the oracle and as the cut table."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from support.engine_checks import SETTINGS, traces
 from support.oracle import oracle, oracle_top_down
 from support.tracebuild import make_trace
 from support.tree_paths import tree_paths
-from traceview.analysis import calltree, filters
+from traceview.analysis import _workers, filters
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, invert, top_down
+from traceview.analysis.ranges import clipped_spans, cut_thread
 from traceview.model import EventTable, Trace
 from traceview.synth import generate
 
@@ -36,7 +37,7 @@ def same(a: CallTree, b: CallTree) -> None:
 
 def pieces(calls: CallTable, threads: list[int] | None, workers: int, **kw: object) -> CallTree:
     """`top_down` on `workers` pieces however few the rows."""
-    with mock.patch.object(calltree, "PIECE_ROWS", 1):
+    with mock.patch.object(_workers, "PIECE_ROWS", 1):
         return top_down(calls, threads, workers=workers, **kw)  # type: ignore[arg-type]
 
 
@@ -68,17 +69,6 @@ def test_pieces_equal_one_piece_and_the_oracle(trace: Trace, workers: int, some:
     want = oracle_top_down(oracle(trace), threads)
     assert tree_paths(one) == {k: [n, dict(i), dict(e)] for k, (n, i, e) in want.items()}
     same(invert(pieces(calls, threads, workers), 3), invert(one, 3))
-
-
-@settings(SETTINGS, max_examples=40)
-@given(traces(messy=True), st.integers(1, 3), st.data())
-def test_given_inclusive_times(trace: Trace, workers: int, data: st.DataObject) -> None:
-    calls = build_calls(trace)
-    n = len(calls)
-    times = st.lists(st.integers(0, 10**12), min_size=n, max_size=n)
-    incl = {c: data.draw(times) for c in calls.clocks}
-    tree = pieces(calls, None, workers, incl={c: np.array(v) for c, v in incl.items()})
-    assert tree_paths(tree) == reference(calls, list(range(n)), incl)
 
 
 def test_deep_chain_and_many_nodes() -> None:
@@ -124,19 +114,33 @@ def test_a_trace_without_clocks_merges_counts() -> None:
     assert invert(tree).calls.sum() == invert(timed).calls.sum()
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(SETTINGS, max_examples=80)
 @given(traces(messy=True), st.integers(1, 4), st.booleans(), st.data())
-def test_a_mask_equals_the_cut_table(
+def test_a_range_equals_the_cut_table(
     trace: Trace, workers: int, some: bool, data: st.DataObject
 ) -> None:
-    """`keep` leaves calls out as `filters.subset` does (a kept call under its nearest kept
-    ancestor), with the given times of the kept rows, for any mask."""
-    threads = list(range(0, len(trace.threads), 2)) if some else None
+    """With a time range's cuts, the pass counts the calls overlapping the range with their
+    clipped times, a kept call under its nearest kept ancestor: the tree of the table cut to
+    those calls (`filters.subset`) with the clipped times (`ranges.clipped_spans`), summed
+    call by call."""
     calls = build_calls(trace)
-    n = len(calls)
-    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32)))
-    incl = {c: rng.integers(0, 10**9, n) for c in calls.clocks}
-    got = pieces(calls, threads, workers, incl=incl, keep=mask)
-    cut = filters.subset(calls, mask)
-    same(got, top_down(cut, threads, incl={c: v[mask] for c, v in incl.items()}))
+    threads = list(range(0, len(trace.threads), 2)) if some else None
+    clock = calls.clocks[-1]
+    times = trace.events.time(clock)
+    lo = data.draw(st.integers(int(times.min()) - 2, int(times.max()) + 2))
+    hi = data.draw(st.integers(lo, int(times.max()) + 3))
+    rows = range(len(trace.threads)) if threads is None else threads
+    cuts = [cut_thread(calls, t, calls.clocks, clock, (lo, hi)) for t in rows]
+    got = pieces(calls, None, workers, cuts=cuts)
+    keep = np.zeros(len(calls), dtype=bool)
+    incl = {c: np.zeros(len(calls), dtype=np.int64) for c in calls.clocks}
+    for t in rows:
+        a, b = (int(x) for x in calls.thread_ranges[t])
+        if b > a:
+            s, e, k = clipped_spans(calls, t, calls.clocks, clock, (lo, hi))
+            keep[a:b] = k
+            for c in calls.clocks:
+                incl[c][a:b] = e[c] - s[c]
+    cut = filters.subset(calls, keep)
+    want = reference(cut, list(range(len(cut))), {c: v[keep].tolist() for c, v in incl.items()})
+    assert tree_paths(got) == want

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis._clipping import clipped, kept
 from traceview.analysis.jit import njit
 
 I64 = npt.NDArray[np.int64]
@@ -94,24 +95,26 @@ def merge_calls(
     method: Ints,
     lo: I64,
     hi: I64,
-    keep: npt.NDArray[np.bool_],
     enter: Ints,
     leave: Ints,
     times0: I64,
     times1: I64,
-    incl0: I64,
-    incl1: I64,
     n_clocks: int,
-    from_events: bool,
+    clip: bool,
+    range_times: I64,
+    bounds: I64,
 ) -> tuple[Store, int]:
     """The top-down nodes of the calls in rows [lo[j], hi[j]) of a call table (increasing,
-    disjoint), and their count. A call whose caller is in no segment goes under its nearest
-    ancestor that is. The first row's callers that are kept (`keep`, all when it has no rows)
-    become nodes without calls: a piece of the rows may start inside a call, and merging the
-    pieces adds them up.
+    disjoint), and their count. A call's inclusive time on clock c is
+    `times_c[leave[i]] - times_c[enter[i]]` (the event time columns).
 
-    A call's inclusive time on clock c is `times_c[leave[i]] - times_c[enter[i]]` (the event
-    time columns) when `from_events`, else `incl_c[i]`."""
+    With `clip`, only the calls of segment j overlapping [bounds[j, 0], bounds[j, 1]) on
+    `range_times`' clock count, each with its times clipped to [bounds[j, 2], bounds[j, 3]]
+    on the first clock and [bounds[j, 4], bounds[j, 5]] on the second
+    (analysis/ranges.py); a call whose caller does not count goes under its nearest ancestor
+    that does (as does one whose caller is in no segment). The first row's callers that
+    count become nodes without calls: a piece of the rows may start inside a call, and
+    merging the pieces adds them up."""
     store = new_store(FIRST_NODES)
     k = 0
     # per open call: its subtree's end row, its node, and the method and node of its last
@@ -119,22 +122,22 @@ def merge_calls(
     stack = np.empty((4, FIRST_DEPTH), dtype=np.int64)
     stack[2, 0] = -1
     top = 0
-    every = len(keep) == 0
     for j in range(len(lo)):
         if lo[j] >= hi[j]:
             continue
-        if top == 0 and k == 0:  # the first row: its kept callers, outermost first
+        b = bounds[j]
+        if top == 0 and k == 0:  # the first row: its counted callers, outermost first
             depth_first = 0
             r = parent[lo[j]]
             while r >= 0:
-                if every or keep[r]:
+                if not clip or kept(range_times[enter[r]], range_times[leave[r]], b[0], b[1]):
                     depth_first += 1
                 r = parent[r]
             chain = np.empty(depth_first, dtype=np.int64)
             r = parent[lo[j]]
             x = depth_first
             while r >= 0:
-                if every or keep[r]:
+                if not clip or kept(range_times[enter[r]], range_times[leave[r]], b[0], b[1]):
                     x -= 1
                     chain[x] = r
                 r = parent[r]
@@ -154,8 +157,8 @@ def merge_calls(
         i = lo[j]
         while i < hi[j]:
             i, k, top = _merge_rows(
-                i, hi[j], subtree_end, method, enter, leave, times0, times1, incl0, incl1,
-                n_clocks, from_events, store, k, stack, top,
+                i, hi[j], subtree_end, method, enter, leave, times0, times1, n_clocks, clip,
+                range_times, b, store, k, stack, top,
             )  # fmt: skip
             if k == len(store[1]):
                 store = _grown(store, k)
@@ -174,10 +177,10 @@ def _merge_rows(
     leave: Ints,
     times0: I64,
     times1: I64,
-    incl0: I64,
-    incl1: I64,
     n_clocks: int,
-    from_events: bool,
+    clip: bool,
+    range_times: I64,
+    b: I64,
     store: Store,
     k: int,
     stack: I64,
@@ -190,13 +193,17 @@ def _merge_rows(
     top left is its nearest merged ancestor, whose node is the call's parent node), find or
     add the node (parent node, method) — the parent's previous child's node when the method
     is the same (a loop calling one method) — then count the call and add its time to the
-    node's inclusive."""
+    node's inclusive. With `clip`, a call outside the range `b` is passed over (never open)
+    and a counted one adds its clipped times."""
     slots, nodes, sums = store
     ends, open_nodes, kid_method, kid_node = stack[0], stack[1], stack[2], stack[3]
     mask = len(slots) - 1
     cap = len(nodes)
     room = len(ends) - 1
     while i < end and k < cap and top < room:
+        if clip and not kept(range_times[enter[i]], range_times[leave[i]], b[0], b[1]):
+            i += 1
+            continue
         while top > 0 and ends[top - 1] <= i:
             top -= 1
         up = open_nodes[top - 1] if top > 0 else -1
@@ -221,16 +228,16 @@ def _merge_rows(
             kid_method[top] = m
             kid_node[top] = node
         sums[node, 0] += 1
-        if n_clocks == 0:
-            pass
-        elif from_events:
-            sums[node, 1] += times0[leave[i]] - times0[enter[i]]
-            if n_clocks > 1:
+        if n_clocks > 0:
+            if clip:
+                sums[node, 1] += clipped(times0, enter[i], leave[i], b[2], b[3])
+            else:
+                sums[node, 1] += times0[leave[i]] - times0[enter[i]]
+        if n_clocks > 1:
+            if clip:
+                sums[node, 2] += clipped(times1, enter[i], leave[i], b[4], b[5])
+            else:
                 sums[node, 2] += times1[leave[i]] - times1[enter[i]]
-        else:
-            sums[node, 1] += incl0[i]
-            if n_clocks > 1:
-                sums[node, 2] += incl1[i]
         ends[top] = subtree_end[i]
         open_nodes[top] = node
         top += 1

@@ -1,16 +1,24 @@
-"""Mapping a function over per-thread work items on a few OS threads (numpy releases the GIL
-in its heavy loops), results in input order; used by `build_calls`, `thread_profiles` and
-`direct_profile`."""
+"""Mapping a function over per-thread work items on a few OS threads (numpy and the compiled
+kernels release the GIL in their heavy loops), results in input order; used by `build_calls`,
+`thread_profiles` and `direct_profile`; and cutting row segments into equal pieces for them
+(`pieces`: the merged trees, the profile of a range)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+I64 = npt.NDArray[np.int64]
+PIECE_ROWS = 1 << 20  # fewer rows than this are one piece
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -135,3 +143,23 @@ def release_memory() -> None:
     """
     if _TRIM is not None:
         _TRIM()
+
+
+def pieces(segments: I64, n: int) -> list[tuple[I64, I64, I64]]:
+    """`segments` ((lo, hi) row pairs) cut into `n` pieces of about equal rows, anywhere, each
+    as its (lo, hi) arrays and the index of the segment each came from; one piece when the
+    rows are fewer than `PIECE_ROWS` (not worth a thread)."""
+    sizes = segments[:, 1] - segments[:, 0]
+    total = int(sizes.sum())
+    index = np.arange(len(segments), dtype=np.int64)
+    if n <= 1 or total < PIECE_ROWS:
+        return [(segments[:, 0].copy(), segments[:, 1].copy(), index)]
+    before = np.concatenate(([0], np.cumsum(sizes)))  # rows before each segment
+    cuts = [total * i // n for i in range(n + 1)]
+    out = []
+    for a, b in itertools.pairwise(cuts):
+        lo = np.clip(a - before[:-1], 0, sizes) + segments[:, 0]
+        hi = np.clip(b - before[:-1], 0, sizes) + segments[:, 0]
+        keep = hi > lo
+        out.append((lo[keep], hi[keep], index[keep]))
+    return out

@@ -7,24 +7,23 @@ calls); consumed by `traceview tree`, the text exporters, the flame graphs and t
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import default_workers, parallel_map
+from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import CallTable
 from traceview.model import Trace
 
 if TYPE_CHECKING:
     from traceview.analysis._merging import Store
+    from traceview.analysis.ranges import ThreadCut
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
-PIECE_ROWS = 1 << 20  # fewer calls than this are merged on one thread
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,91 +51,59 @@ class CallTree:
 def top_down(
     calls: CallTable,
     threads: Iterable[int] | None = None,
-    incl: dict[str, I64] | None = None,
-    keep: npt.NDArray[np.bool_] | None = None,
+    cuts: Sequence[ThreadCut] | None = None,
     workers: int | None = None,
 ) -> CallTree:
-    """Calls of `threads` (default all) merged by path from their root. `incl` gives each
-    call's inclusive ns per clock (default its whole time; a time range passes the clipped
-    times, analysis/ranges.py); a node's exclusive time is its inclusive minus its children's.
-    `keep` (a mask of the table's rows) leaves calls out: a kept call whose caller is left out
-    counts under its nearest kept ancestor, as in `filters.subset` (a time range's calls
-    without cutting a table).
+    """Calls of `threads` (default all) merged by path from their root. With `cuts` (a time
+    range laid on the table, analysis/ranges.py; their threads replace `threads`) only the
+    calls overlapping the range count, each with its time clipped to it, a counted call whose
+    caller does not count going under its nearest counted ancestor, as in `filters.subset`;
+    a node's exclusive time is its inclusive minus its children's.
 
     One compiled pass over the calls (analysis/_merging.py) reads the times straight from the
-    events, so no call-sized column is made. The rows are cut into `workers` (default
-    TRACEVIEW_WORKERS, else 2) equal pieces, anywhere (a piece starting inside a call begins
-    with that call's callers), merged on as many threads and the pieces' nodes added up."""
+    events and clips them as it reads, so no table and no call-sized column is made. The rows
+    are cut into `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere (a piece
+    starting inside a call begins with that call's callers), merged on as many threads and
+    the pieces' nodes added up."""
     from traceview.analysis import _merging as kernels
 
     clocks = calls.clocks
-    ranges = calls.thread_ranges
-    picked = range(len(ranges)) if threads is None else sorted({int(t) for t in threads})
-    segments = np.array([ranges[t] for t in picked], dtype=np.int64).reshape(-1, 2)
-    if keep is not None:
-        segments = _runs(keep, segments)
+    ev = calls.trace.events
     none = np.zeros(0, dtype=np.int64)
-    times = [calls.trace.events.time(c) for c in clocks] if incl is None else []
-    times = times or [none]
-    given = [np.ascontiguousarray(incl[c], dtype=np.int64) for c in clocks] if incl else []
-    given = given or [none]
-
-    mask = np.zeros(0, dtype=bool) if keep is None else keep
-
-    def merge(piece: tuple[I64, I64]) -> tuple[Store, int]:
-        return kernels.merge_calls(
-            calls.parent,
-            calls.subtree_end,
-            calls.method,
-            piece[0],
-            piece[1],
-            mask,
-            calls.enter_event,
-            calls.exit_event,
-            times[0],
-            times[-1],
-            given[0],
-            given[-1],
-            len(clocks),
-            incl is None,
+    times = [*(ev.time(c) for c in clocks), none, none]
+    if cuts is None:
+        ranges = calls.thread_ranges
+        picked = range(len(ranges)) if threads is None else sorted({int(t) for t in threads})
+        segments = np.array([ranges[t] for t in picked], dtype=np.int64).reshape(-1, 2)
+        bounds = np.zeros((len(segments), 6), dtype=np.int64)
+        range_times = none
+    else:
+        ordered = sorted(cuts, key=lambda c: c.thread)
+        segments = np.concatenate(
+            [np.stack((c.lo, c.hi), axis=1) for c in ordered] or [np.zeros((0, 2), np.int64)]
         )
+        bounds = np.concatenate(
+            [np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in ordered]
+            or [np.zeros((0, 6), np.int64)]
+        )
+        range_times = ev.time(ordered[0].range_clock) if ordered else none
+
+    def merge(piece: tuple[I64, I64, I64]) -> tuple[Store, int]:
+        lo, hi, which = piece
+        return kernels.merge_calls(
+            calls.parent, calls.subtree_end, calls.method, lo, hi, calls.enter_event,
+            calls.exit_event, times[0], times[1], len(clocks), cuts is not None, range_times,
+            bounds[which],
+        )  # fmt: skip
 
     # two by default: the pieces' node stores are small (at 70M calls 0.77 -> 0.70 s; the
     # pass is bound by reading the event times)
     n = default_workers(unset=2) if workers is None else max(1, workers)
-    parts = parallel_map(merge, _pieces(segments, n), n)
+    parts = parallel_map(merge, pieces(segments, n), n)
     store, k = parts[0]
     for other, k_other in parts[1:]:
         store, k = kernels.absorb(store, k, other, k_other)
     return _finish(calls.trace, clocks, store, k)
-
-
-def _runs(keep: npt.NDArray[np.bool_], segments: I64) -> I64:
-    """The (lo, hi) runs of rows where `keep` is True inside `segments`."""
-    parts = []
-    for lo, hi in segments.tolist():
-        step = np.diff(keep[lo:hi].view(np.int8), prepend=0, append=0)
-        starts, ends = np.flatnonzero(step == 1), np.flatnonzero(step == -1)
-        parts.append(np.stack((starts, ends), axis=1) + lo)
-    return np.concatenate(parts) if parts else segments
-
-
-def _pieces(segments: I64, n: int) -> list[tuple[I64, I64]]:
-    """`segments` (lo, hi row pairs) cut into `n` pieces of about equal rows, each as its
-    (lo, hi) arrays; one piece when the rows are too few to be worth a thread."""
-    sizes = segments[:, 1] - segments[:, 0]
-    total = int(sizes.sum())
-    if n <= 1 or total < PIECE_ROWS:
-        return [(segments[:, 0].copy(), segments[:, 1].copy())]
-    before = np.concatenate(([0], np.cumsum(sizes)))  # rows before each segment
-    cuts = [total * i // n for i in range(n + 1)]
-    out = []
-    for a, b in itertools.pairwise(cuts):
-        lo = np.clip(a - before[:-1], 0, sizes) + segments[:, 0]
-        hi = np.clip(b - before[:-1], 0, sizes) + segments[:, 0]
-        keep = hi > lo
-        out.append((lo[keep], hi[keep]))
-    return out
 
 
 def bottom_up(

@@ -3,9 +3,8 @@ the window of calls near a range, and the subtrees of some methods. They sit bet
 `build_calls` and `profile`/`calltree` (the "my code" filter is analysis/mycode.py).
 
 Each keeps a subset of rows, in order, and re-links parents, depths and subtree ends; the
-times still come from the trace's events. `clipped` is the one rule for what a time range
-keeps: every call overlapping it, with its inclusive time clipped to it (analysis/ranges.py),
-as a mask and columns over the table (the merged trees take them as they are).
+times still come from the trace's events. What a time range keeps, and its clipping, is
+analysis/ranges.py's rule; the views take it without a table, the calls table cuts one here.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.calls import CallTable, search_starts
+from traceview.analysis.calls import CallTable
 from traceview.analysis.query import TimeRange, range_clock
-from traceview.analysis.ranges import clipped_times, overlapping
+from traceview.analysis.ranges import near, overlapping
 
 Bools = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
@@ -127,48 +126,16 @@ def share_thread_events(source: CallTable, table: CallTable) -> CallTable:
 
 
 def window(calls: CallTable, threads: Iterable[int] | None, tr: TimeRange) -> CallTable:
-    """The calls of `threads` near `tr`: those starting inside it, the last one starting before
-    it with its ancestors, and the one after (so a narrow range cuts a few rows out of a big
-    table). The starts are searched where the events hold them (no column of them is made)."""
-    parts = []
+    """The calls of `threads` near `tr` (`ranges.near`: those starting inside it, the last one
+    starting before it with its ancestors, and the one after) as a table: a narrow range
+    cuts a few rows out of a big one."""
     times = calls.trace.events.time(tr.clock)
     rows_of = range(len(calls.thread_ranges)) if threads is None else threads
+    parts = [np.zeros(0, dtype=np.int64)]
     for t in rows_of:
-        lo, hi = (int(x) for x in calls.thread_ranges[t])
-        if hi == lo:
-            continue
-        a = search_starts(times, calls.enter_event, lo, hi, tr.lo) - lo
-        b = search_starts(times, calls.enter_event, lo, hi, tr.hi) - lo
-        chain = []
-        row = lo + a - 1
-        while row >= lo:  # one step per ancestor: the depth of one call, not the thread
-            chain.append(row)
-            row = int(calls.parent[row])
-        parts.append(np.array(chain[::-1], dtype=np.int64))
-        parts.append(np.arange(lo + a, min(lo + b + 1, hi), dtype=np.int64))
-    rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return select_rows(calls, rows)
-
-
-def clipped(
-    calls: CallTable, threads: Iterable[int] | None, tr: TimeRange
-) -> tuple[npt.NDArray[np.bool_], dict[str, I64]]:
-    """The mask of the calls of `threads` overlapping `tr` and every row's inclusive ns per
-    clock clipped to the range (0 where not kept; the other clock's bounds interpolated per
-    thread, analysis/ranges.py); `calltree.top_down` takes both as they are."""
-    n = len(calls)
-    keep = np.zeros(n, dtype=bool)
-    incl = {c: np.zeros(n, dtype=np.int64) for c in calls.clocks}
-    rows_of = range(len(calls.thread_ranges)) if threads is None else threads
-    for t in rows_of:
-        lo, hi = (int(x) for x in calls.thread_ranges[t])
-        if hi == lo:
-            continue
-        part, mask, _ = clipped_times(calls, t, calls.clocks, tr.clock, (tr.lo, tr.hi))
-        keep[lo:hi] = mask
-        for c, v in part.items():
-            incl[c][lo:hi] = v
-    return keep, incl
+        for lo, hi in zip(*near(calls, t, times, tr.lo, tr.hi), strict=True):
+            parts.append(np.arange(lo, hi, dtype=np.int64))
+    return select_rows(calls, np.concatenate(parts))
 
 
 def select_rows(calls: CallTable, rows: npt.NDArray[np.integer]) -> CallTable:

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import parallel_map
+from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
-from traceview.analysis.ranges import clipped_times
+from traceview.analysis.ranges import ThreadCut, cut_thread
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -187,7 +187,9 @@ def thread_parts(
         if c not in calls.clocks:
             raise KeyError(f"this trace has no {c} clock")
     rc = _range_clock(calls, time_range, range_clock)
-    return parallel_map(lambda t: _thread_part(calls, int(t), clocks, time_range, rc), rows)
+    if time_range is None or rc is None:
+        return parallel_map(lambda t: _thread_part(calls, int(t), clocks), rows)
+    return range_parts(calls, [cut_thread(calls, int(t), clocks, rc, time_range) for t in rows])
 
 
 def _range_clock(
@@ -275,26 +277,77 @@ def _cat(arrays: list[I64]) -> I64:
     return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
 
 
-def _thread_part(
-    calls: CallTable,
-    t: int,
-    clocks: tuple[str, ...],
-    time_range: tuple[int, int] | None,
-    range_clock: str | None,
-) -> ThreadPart:
+def _thread_part(calls: CallTable, t: int, clocks: tuple[str, ...]) -> ThreadPart:
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     sel = slice(lo, hi)
-    keep: Bools | None = None
-    if time_range is not None:
-        assert range_clock is not None
-        incl, keep, totals = clipped_times(calls, t, clocks, range_clock, time_range)
-    else:
-        incl = {c: calls.incl(c, sel) for c in clocks}
-        totals = {c: calls.thread_total(t, c) for c in clocks}
+    incl = {c: calls.incl(c, sel) for c in clocks}
+    totals = {c: calls.thread_total(t, c) for c in clocks}
     parent = calls.parent[sel] - lo
     parent[parent < -1] = -1  # roots (-1 - lo) back to -1
-    stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl, keep)
+    stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl)
     return stats.part(t, totals)
+
+
+def range_parts(
+    calls: CallTable, cuts: Sequence[ThreadCut], workers: int | None = None
+) -> list[ThreadPart]:
+    """The statistics of each cut thread inside a time range (`cuts`: the rows near it and
+    each clock's bounds, on the clocks of `cuts`' bounds). A compiled pass over those rows
+    clips each call as it counts it (`_clipping.range_edges`), so the range costs no table
+    and no call-sized column; the rows are cut into `workers` (default TRACEVIEW_WORKERS,
+    else 2) equal pieces, anywhere, counted on as many threads, and the pieces' edges added
+    up. Each part's edges come in `thread_stats`' order (by caller bin, then callee bin)."""
+    from traceview.analysis import _clipping as kernels
+
+    if not cuts:
+        return []
+    clocks = tuple(cuts[0].clip)
+    ev = calls.trace.events
+    none = np.zeros(0, dtype=np.int64)
+    times = [*(ev.time(c) for c in clocks), none, none]
+    segments = np.concatenate([np.stack((c.lo, c.hi), axis=1) for c in cuts])
+    owner = np.concatenate([np.full(len(c.lo), c.thread, dtype=np.int64) for c in cuts])
+    bounds = np.concatenate([np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in cuts])
+    n_methods, n_threads = len(calls.trace.methods), len(calls.trace.threads)
+
+    def count(piece: tuple[I64, I64, I64]) -> tuple[I64, I64, I64]:
+        lo, hi, which = piece
+        return kernels.range_edges(
+            lo, hi, owner[which], bounds[which], calls.parent, calls.method, calls.flags,
+            calls.enter_event, calls.exit_event, ev.time(cuts[0].range_clock), times[0],
+            times[1], len(clocks), n_methods, n_threads,
+        )  # fmt: skip
+
+    n = default_workers(unset=2) if workers is None else max(1, workers)
+    found = parallel_map(count, pieces(segments, n), n)
+    keys = np.concatenate([f[0] for f in found])
+    sums = np.concatenate([f[1] for f in found])
+    counted = np.sum([f[2] for f in found], axis=0)
+    # one row per (thread, key), in that order, the pieces' sums added
+    order = np.lexsort((keys[:, 0], keys[:, 1]))
+    keys, sums = keys[order], sums[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    keys = keys[starts]
+    sums = np.add.reduceat(sums, starts, axis=0) if len(starts) else sums
+    caller, callee = np.divmod(keys[:, 0], 2 * n_methods)
+    caller -= 1  # -1: (toplevel)
+    bounds_of = np.searchsorted(keys[:, 1], [c.thread for c in cuts], side="left")
+    ends_of = np.searchsorted(keys[:, 1], [c.thread for c in cuts], side="right")
+    parts = []
+    for cut, a, b in zip(cuts, bounds_of, ends_of, strict=True):
+        up, down, got = caller[a:b], callee[a:b], sums[a:b]
+        edges = EdgeTable(
+            parent=np.where(up >= 0, up >> 1, -1).astype(np.int32),
+            child=(down >> 1).astype(np.int32),
+            parent_recursive=(up >= 0) & (up & 1 == 1),
+            child_recursive=(down & 1).astype(bool),
+            calls=got[:, 0].copy(),
+            incl={c: got[:, 1 + i].copy() for i, c in enumerate(clocks)},
+        )
+        parts.append(ThreadPart(cut.thread, edges, dict(cut.totals), int(counted[cut.thread])))
+    return parts
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,10 +392,9 @@ def thread_stats(
     flags: npt.NDArray[np.uint8],
     parent: npt.NDArray[np.signedinteger],
     incl: dict[str, I64],
-    keep: Bools | None = None,
 ) -> ThreadStats:
     """Edge sums of one thread's calls (`parent`: thread-local rows, -1 for roots; `incl`:
-    inclusive ns per call and clock; `keep`: the calls to count, default all).
+    inclusive ns per call and clock).
 
     Every call adds its inclusive time and one call to the edge (caller's method and
     recursion bit, or (toplevel); its own method and recursion bit): one counting pass per
@@ -373,9 +425,6 @@ def thread_stats(
     key *= u2
     key += bins
     del ext, bins
-    if keep is not None:
-        key = key[keep]
-        incl = {c: v[keep] for c, v in incl.items()}
     space = (u2 + 1) * u2
     edge_incl: dict[str, I64] = {}
     if space <= 2 * len(key) + 4096:  # dense counting when the key space is small

@@ -1,21 +1,30 @@
-"""Clipping one thread's calls to a time range, for `profile(..., time_range=...)`.
+"""What a time range keeps of a call table, one rule for every view: every call overlapping
+it, with its times clipped to it.
 
-The range is given on one clock (wall, or cpu when there is no wall); the other clock's
-bounds are found per thread by linear interpolation between that thread's events, so both
-clocks measure the same stretch of the thread's life. A CPU-only trace's ranges are on its
-reconstructed axis (analysis/axis.py), where the mapping is exact rather than linear: between
-two of a thread's records its CPU clock stands still while other threads' records advance the
-axis, then rises one for one up to the later record.
+The range is given on one clock (wall, or the reconstructed axis when there is no wall); the
+other clock's bounds are found per thread by linear interpolation between that thread's
+events, so both clocks measure the same stretch of the thread's life. A CPU-only trace's
+ranges are on its reconstructed axis (analysis/axis.py), where the mapping is exact rather
+than linear: between two of a thread's records its CPU clock stands still while other
+threads' records advance the axis, then rises one for one up to the later record.
+
+`cut_threads` lays a range on a table as a small `ThreadCut` per thread: the rows near the
+range (found by binary search, never a scan of the thread) and each clock's bounds. The
+profile and the merged trees take the cuts as they are: their compiled passes clip each call
+as they read it (analysis/_clipping.py), so a range makes no table and no call-sized column.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.axis import AXIS
+from traceview.analysis.calls import search_starts
 
 if TYPE_CHECKING:
     from traceview.analysis.calls import CallTable
@@ -23,99 +32,155 @@ if TYPE_CHECKING:
 I64 = npt.NDArray[np.int64]
 
 
-def clipped_times(
+@dataclass(frozen=True, eq=False)
+class ThreadCut:
+    """A time range laid on one thread of a call table: `lo`/`hi` the row segments near it
+    (`near`), `range_clock` and `span` the range, `clip[clock]` each clock's bounds (on the
+    range's own clock the range itself; `hi >= lo`) and `totals[clock]` the thread's time
+    inside them (last minus first event, clipped)."""
+
+    thread: int
+    lo: I64
+    hi: I64
+    range_clock: str
+    span: tuple[int, int]
+    clip: dict[str, tuple[int, int]]
+    totals: dict[str, int]
+
+    def bounds(self, clocks: tuple[str, ...]) -> I64:
+        """The range then each of `clocks`' bounds (two clocks' room), as the kernels take
+        them."""
+        out = np.zeros(6, dtype=np.int64)
+        out[:2] = self.span
+        for i, c in enumerate(clocks[:2]):
+            out[2 + 2 * i : 4 + 2 * i] = self.clip[c]
+        return out
+
+
+def cut_threads(
+    calls: CallTable,
+    threads: Iterable[int] | None,
+    clocks: tuple[str, ...],
+    range_clock: str,
+    time_range: tuple[int, int],
+) -> list[ThreadCut]:
+    """The cut of every thread row of `threads` (default all) that has calls."""
+    rows = range(len(calls.thread_ranges)) if threads is None else threads
+    ranges = calls.thread_ranges
+    return [
+        cut_thread(calls, int(t), clocks, range_clock, time_range)
+        for t in rows
+        if ranges[t][1] > ranges[t][0]
+    ]
+
+
+def cut_thread(
     calls: CallTable,
     t: int,
     clocks: tuple[str, ...],
     range_clock: str,
     time_range: tuple[int, int],
-) -> tuple[dict[str, I64], npt.NDArray[np.bool_], dict[str, int]]:
-    """For thread row `t`: clipped inclusive ns per call and clock, the mask of calls that
-    overlap the range, and the thread's clipped total per clock."""
-    start, end, keep, totals = _clip(calls, t, clocks, range_clock, time_range)
-    incl = {}
-    for c in start:
-        e = end[c]
-        e -= start[c]
-        e[~keep] = 0
-        incl[c] = e
-    return incl, keep, totals
-
-
-def clipped_spans(
-    calls: CallTable,
-    t: int,
-    clocks: tuple[str, ...],
-    range_clock: str,
-    time_range: tuple[int, int],
-) -> tuple[dict[str, I64], dict[str, I64], npt.NDArray[np.bool_]]:
-    """For thread row `t`: each call's start and end ns per clock clipped to the range (the
-    same bounds as `clipped_times`, so end - start is its clipped inclusive time) and the mask
-    of calls that overlap the range."""
-    start, end, keep, _ = _clip(calls, t, clocks, range_clock, time_range)
-    return start, end, keep
-
-
-def _clip(
-    calls: CallTable,
-    t: int,
-    clocks: tuple[str, ...],
-    range_clock: str,
-    time_range: tuple[int, int],
-) -> tuple[dict[str, I64], dict[str, I64], npt.NDArray[np.bool_], dict[str, int]]:
-    lo, hi = (int(x) for x in calls.thread_ranges[t])
-    sel = slice(lo, hi)
+) -> ThreadCut:
+    """Thread row `t`'s cut: the rows near the range and, per clock of `clocks`, its bounds
+    and the thread's clipped total."""
     rlo, rhi = time_range
-    s_r, e_r = calls.start(range_clock, sel), calls.end(range_clock, sel)
-    keep = overlapping(s_r, e_r, rlo, rhi)
-    first, last = calls.thread_span(t, range_clock)
-    starts: dict[str, I64] = {}
-    ends: dict[str, I64] = {}
+    times = calls.trace.events.time(range_clock)
+    lo, hi = near(calls, t, times, rlo, rhi)
+    brackets = None
+    if any(c != range_clock for c in clocks) and len(lo):
+        brackets = [_brackets(calls, t, times, int(lo[0]), int(hi[-1]), x) for x in time_range]
+    clip: dict[str, tuple[int, int]] = {}
     totals: dict[str, int] = {}
-    brackets = _brackets(calls, sel, s_r, e_r, time_range) if hi > lo else None
     for c in clocks:
         if c == range_clock:
             blo, bhi = rlo, rhi
-            f_c, l_c = first, last
+        elif brackets is None:
+            clip[c], totals[c] = (0, 0), 0
+            continue
         else:
-            if brackets is None:
-                starts[c] = ends[c] = np.zeros(0, dtype=np.int64)
-                totals[c] = 0
-                continue
-            blo, bhi = (_interp(x, rows, calls, range_clock, c) for x, rows in brackets)
-            f_c, l_c = calls.thread_span(t, c)
-        starts[c] = np.clip(calls.start(c, sel), blo, max(blo, bhi))
-        ends[c] = np.clip(calls.end(c, sel), blo, max(blo, bhi))
-        totals[c] = int(np.clip(l_c, blo, max(blo, bhi)) - np.clip(f_c, blo, max(blo, bhi)))
-    return starts, ends, keep, totals
+            blo, bhi = (
+                _interp(x, r, calls, range_clock, c)
+                for x, r in zip(time_range, brackets, strict=True)
+            )
+        bhi = max(blo, bhi)
+        first, last = calls.thread_span(t, c)
+        clip[c] = (blo, bhi)
+        totals[c] = min(max(last, blo), bhi) - min(max(first, blo), bhi)
+    return ThreadCut(t, lo, hi, range_clock, (rlo, rhi), clip, totals)
+
+
+def near(calls: CallTable, t: int, times: I64, lo: int, hi: int) -> tuple[I64, I64]:
+    """The rows of thread row `t` near [lo, hi) ns on `times`' clock, as (lo, hi) row segments:
+    the last call starting before `lo` with its ancestors, the calls starting inside, and the
+    one after. Every call overlapping the range is among them (one that starts before `lo`
+    and is not such an ancestor ended before the last one started), and so is every kept
+    call's caller. Two binary searches and one step per ancestor: never the whole thread."""
+    first, end = (int(x) for x in calls.thread_ranges[t])
+    a = search_starts(times, calls.enter_event, first, end, lo)
+    b = search_starts(times, calls.enter_event, first, end, hi)
+    chain = []
+    row = a - 1
+    while row >= first:
+        chain.append(row)
+        row = int(calls.parent[row])
+    rows = np.array([*chain[::-1], a], dtype=np.int64)
+    # runs of consecutive rows: the ancestors, then [a, b] (the chain ends at a - 1)
+    starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1)
+    seg_lo = rows[starts]
+    seg_hi = np.append(rows[starts[1:] - 1] + 1, min(b + 1, end))
+    keep = seg_hi > seg_lo
+    return seg_lo[keep], seg_hi[keep]
+
+
+def clipped_spans(
+    calls: CallTable, t: int, clocks: tuple[str, ...], range_clock: str, time_range: tuple[int, int]
+) -> tuple[dict[str, I64], dict[str, I64], npt.NDArray[np.bool_]]:
+    """For thread row `t`: each call's start and end ns per clock clipped to the range (end -
+    start is its clipped inclusive time) and the mask of calls that overlap the range, over
+    the whole thread (for a table already cut to the rows near the range)."""
+    cut = cut_thread(calls, t, clocks, range_clock, time_range)
+    sel = slice(*(int(x) for x in calls.thread_ranges[t]))
+    keep = overlapping(calls.start(range_clock, sel), calls.end(range_clock, sel), *time_range)
+    starts = {c: np.clip(calls.start(c, sel), *cut.clip[c]) for c in clocks}
+    ends = {c: np.clip(calls.end(c, sel), *cut.clip[c]) for c in clocks}
+    return starts, ends, keep
+
+
+def _brackets(calls: CallTable, t: int, times: I64, first: int, last: int, x: int) -> list[int]:
+    """The event rows `np.interp` over thread row `t`'s events (of the calls in rows
+    [first, last), `near` the range) uses to map `x` from `times`' clock: the last one at or
+    before `x` and the next one, or the first one alone when none is at or before it.
+
+    Found in O(depth), not by a scan: starts never decrease along the rows and times never
+    decrease along a thread's events, so with `c` the last row starting at or before `x`,
+    every row before `c` but its callers ended before `c` started, every row after it starts
+    after `x`, and the callers' exits rise going up. The last row is `c`'s entry or the exit
+    of its outermost caller (or itself) ending at or before `x`; the next is the exit of the
+    caller above that, or the entry of the row after `c`, whichever comes first."""
+    enter, leave = calls.enter_event, calls.exit_event
+    end = int(calls.thread_ranges[t][1])
+    c = min(search_starts(times, enter, first, end, x + 1), last) - 1
+    if c < first:
+        return [int(enter[first])]
+    j = int(enter[c])
+    after = int(enter[c + 1]) if c + 1 < last else None
+    q = c
+    while q >= 0:
+        r = int(leave[q])
+        if times[r] > x:
+            after = r if after is None else min(after, r)
+            break
+        j = max(j, r)
+        q = int(calls.parent[q])
+    return [j] if after is None else [j, after]
 
 
 def overlapping(start: I64, end: I64, lo: int, hi: int) -> npt.NDArray[np.bool_]:
     """The calls (entry and exit times) that overlap [lo, hi): starting before `hi` and
-    ending after `lo`, or of zero length inside [lo, hi)."""
+    ending after `lo`, or of zero length inside [lo, hi) (`_clipping.kept`, per call)."""
     out: npt.NDArray[np.bool_] = ((start < hi) & (end > lo)) | (
         (start == end) & (start >= lo) & (start < hi)
     )
-    return out
-
-
-def _brackets(
-    calls: CallTable, sel: slice, s_r: I64, e_r: I64, time_range: tuple[int, int]
-) -> list[tuple[int, list[int]]]:
-    """For each range bound: the event rows `np.interp` over the thread's sorted event rows
-    would use (the last row at or before the bound and the next one), found without sorting
-    the rows: one masked max/min per bound instead of a union of every enter and exit row."""
-    rows = np.concatenate((calls.enter_event[sel], calls.exit_event[sel])).astype(np.int64)
-    times = np.concatenate((s_r, e_r))
-    out = []
-    for x in time_range:
-        before = rows[times <= x]
-        if not len(before):
-            out.append((x, [int(rows.min())]))
-            continue
-        j = int(before.max())
-        after = rows[rows > j]
-        out.append((x, [j] if not len(after) else [j, int(after.min())]))
     return out
 
 

@@ -44,6 +44,7 @@ from traceview.analysis.query import (
     normalise_prefixes,
     range_clock,
 )
+from traceview.analysis.ranges import cut_thread
 from traceview.analysis.threads import ThreadPick, pick_threads
 from traceview.analysis.timeline import Timeline, load_kernels
 from traceview.model import Diagnostic, MethodTable, Trace
@@ -244,7 +245,7 @@ class Session:
             tr = q.time_range
             rng = (tr.lo, tr.hi) if tr is not None else None
             rc = tr.clock if tr is not None else None
-            return profile(self.selection(q), threads=q.threads, time_range=rng, range_clock=rc)
+            return profile(self.filtered(q), threads=q.threads, time_range=rng, range_clock=rc)
 
         return self._memo(self._profiles, self._key(q), build)
 
@@ -253,11 +254,12 @@ class Session:
         (exclusive = clipped inclusive - the children's clipped inclusive)."""
 
         def build() -> CallTree:
-            sel = self.selection(q)
-            if q.time_range is None:
-                return top_down(sel, q.threads)
-            keep, incl = filters.clipped(sel, q.threads, q.time_range)
-            return top_down(sel, q.threads, incl=incl, keep=keep)
+            calls, tr = self.filtered(q), q.time_range
+            if tr is None:
+                return top_down(calls, q.threads)
+            rows = range(len(calls.thread_ranges)) if q.threads is None else q.threads
+            cuts = [cut_thread(calls, t, calls.clocks, tr.clock, (tr.lo, tr.hi)) for t in rows]
+            return top_down(calls, cuts=cuts)
 
         return self._memo(self._trees, (*self._key(q), "top"), build)
 
@@ -332,10 +334,10 @@ class Session:
         )
 
     def selection(self, q: Query) -> CallTable:
-        """The calls a query looks at: "my code" folded, then, for a time range, cut to the
-        calls of the selected threads near it (those starting inside it, the last one starting
-        before it and that one's ancestors), so a narrow range stays cheap. Clipping is the
-        views' job (`filters.clipped`)."""
+        """The calls a query looks at as a table: "my code" folded, then, for a time range, cut
+        to the calls of the selected threads near it (`ranges.near`), for the tables of calls
+        and edges. The profile and the trees take a range without a table
+        (`ranges.cut_thread`)."""
         calls = self.filtered(q)
         if q.time_range is None:
             return calls
