@@ -46,6 +46,7 @@ def range_edges(
     flags: Ints,
     enter: Ints,
     leave: Ints,
+    clip: bool,
     range_times: I64,
     times0: I64,
     times1: I64,
@@ -54,9 +55,9 @@ def range_edges(
     n_threads: int,
 ) -> tuple[I64, I64, I64]:
     """The profile edges of the calls in rows [lo[j], hi[j]) (segment j of thread row
-    `thread[j]`) that overlap [bounds[j, 0], bounds[j, 1]) on `range_times`' clock, each with
-    its time clipped to [bounds[j, 2], bounds[j, 3]] on `times0` and [bounds[j, 4],
-    bounds[j, 5]] on `times1`.
+    `thread[j]`); with `clip`, only those overlapping [bounds[j, 0], bounds[j, 1]) on
+    `range_times`' clock, each with its time clipped to [bounds[j, 2], bounds[j, 3]] on
+    `times0` and [bounds[j, 4], bounds[j, 5]] on `times1`.
 
     An edge is (thread, the caller's bin, the call's bin), a bin being `method * 2 +
     recursive` and the caller's -1 for a root; its key is `(caller + 1) * 2 * n_methods +
@@ -74,7 +75,7 @@ def range_edges(
         n = 0
         while i < hi[j]:
             i, k, n = _edge_rows(
-                i, hi[j], thread[j], bounds[j], parent, method, flags, enter, leave,
+                i, hi[j], thread[j], bounds[j], parent, method, flags, enter, leave, clip,
                 range_times, times0, times1, n_clocks, 2 * n_methods, slots, keys, sums, k, n,
             )  # fmt: skip
             if k == cap:  # full: twice the room, the slots rebuilt
@@ -113,6 +114,7 @@ def _edge_rows(
     flags: Ints,
     enter: Ints,
     leave: Ints,
+    clip: bool,
     range_times: I64,
     times0: I64,
     times1: I64,
@@ -129,7 +131,7 @@ def _edge_rows(
     one method) find it without a look-up."""
     last_key, last_edge = -1, -1
     while i < end and k < len(keys):
-        if not kept(range_times[enter[i]], range_times[leave[i]], b[0], b[1]):
+        if clip and not kept(range_times[enter[i]], range_times[leave[i]], b[0], b[1]):
             i += 1
             continue
         n += 1
@@ -150,9 +152,15 @@ def _edge_rows(
             last_key, last_edge = key, edge
         sums[edge, 0] += 1
         if n_clocks > 0:
-            sums[edge, 1] += clipped(times0, enter[i], leave[i], b[2], b[3])
+            if clip:
+                sums[edge, 1] += clipped(times0, enter[i], leave[i], b[2], b[3])
+            else:
+                sums[edge, 1] += times0[leave[i]] - times0[enter[i]]
         if n_clocks > 1:
-            sums[edge, 2] += clipped(times1, enter[i], leave[i], b[4], b[5])
+            if clip:
+                sums[edge, 2] += clipped(times1, enter[i], leave[i], b[4], b[5])
+            else:
+                sums[edge, 2] += times1[leave[i]] - times1[enter[i]]
         i += 1
     return i, k, n
 
@@ -166,6 +174,5 @@ def load() -> None:
     parent = np.array([-1], dtype=np.int32)
     times = np.array([0, 5], dtype=np.int64)
     ev = np.array([0], dtype=np.int32), np.array([1], dtype=np.int32)
-    range_edges(
-        *rows, bounds, parent, i32, np.zeros(1, np.uint8), *ev, times, times, times, 2, 1, 1
-    )
+    flags = np.zeros(1, np.uint8)
+    range_edges(*rows, bounds, parent, i32, flags, *ev, True, times, times, times, 2, 1, 1)

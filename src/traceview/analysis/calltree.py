@@ -16,11 +16,11 @@ import numpy.typing as npt
 
 from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import CallTable
+from traceview.analysis.ranges import Segments, ThreadCut, whole_thread
 from traceview.model import Trace
 
 if TYPE_CHECKING:
     from traceview.analysis._merging import Store
-    from traceview.analysis.ranges import ThreadCut
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -72,34 +72,23 @@ def top_down(
     none = np.zeros(0, dtype=np.int64)
     times = [*(ev.time(c) for c in clocks), none, none]
     if cuts is None:
-        ranges = calls.thread_ranges
-        picked = range(len(ranges)) if threads is None else sorted({int(t) for t in threads})
-        segments = np.array([ranges[t] for t in picked], dtype=np.int64).reshape(-1, 2)
-        bounds = np.zeros((len(segments), 6), dtype=np.int64)
-        range_times = none
-    else:
-        ordered = sorted(cuts, key=lambda c: c.thread)
-        segments = np.concatenate(
-            [np.stack((c.lo, c.hi), axis=1) for c in ordered] or [np.zeros((0, 2), np.int64)]
-        )
-        bounds = np.concatenate(
-            [np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in ordered]
-            or [np.zeros((0, 6), np.int64)]
-        )
-        range_times = ev.time(ordered[0].range_clock) if ordered else none
+        picked = range(len(calls.thread_ranges)) if threads is None else sorted(set(threads))
+        cuts = [whole_thread(calls, int(t), clocks) for t in picked]
+    seg = Segments.of(sorted(cuts, key=lambda c: c.thread), clocks)
+    range_times = none if seg.range_clock is None else ev.time(seg.range_clock)
 
     def merge(piece: tuple[I64, I64, I64]) -> tuple[Store, int]:
         lo, hi, which = piece
         return kernels.merge_calls(
             calls.parent, calls.subtree_end, calls.method, lo, hi, calls.enter_event,
-            calls.exit_event, times[0], times[1], len(clocks), cuts is not None, range_times,
-            bounds[which],
+            calls.exit_event, times[0], times[1], len(clocks), seg.range_clock is not None,
+            range_times, seg.bounds[which],
         )  # fmt: skip
 
     # two by default: the pieces' node stores are small (at 70M calls 0.77 -> 0.70 s; the
     # pass is bound by reading the event times)
     n = default_workers(unset=2) if workers is None else max(1, workers)
-    parts = parallel_map(merge, pieces(segments, n), n)
+    parts = parallel_map(merge, pieces(np.stack((seg.lo, seg.hi), axis=1), n), n)
     store, k = parts[0]
     for other, k_other in parts[1:]:
         store, k = kernels.absorb(store, k, other, k_other)

@@ -24,7 +24,7 @@ from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
-from traceview.analysis.ranges import ThreadCut, cut_thread
+from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -188,7 +188,7 @@ def thread_parts(
             raise KeyError(f"this trace has no {c} clock")
     rc = _range_clock(calls, time_range, range_clock)
     if time_range is None or rc is None:
-        return parallel_map(lambda t: _thread_part(calls, int(t), clocks), rows)
+        return range_parts(calls, [whole_thread(calls, int(t), clocks) for t in rows])
     return range_parts(calls, [cut_thread(calls, int(t), clocks, rc, time_range) for t in rows])
 
 
@@ -277,26 +277,17 @@ def _cat(arrays: list[I64]) -> I64:
     return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
 
 
-def _thread_part(calls: CallTable, t: int, clocks: tuple[str, ...]) -> ThreadPart:
-    lo, hi = (int(x) for x in calls.thread_ranges[t])
-    sel = slice(lo, hi)
-    incl = {c: calls.incl(c, sel) for c in clocks}
-    totals = {c: calls.thread_total(t, c) for c in clocks}
-    parent = calls.parent[sel] - lo
-    parent[parent < -1] = -1  # roots (-1 - lo) back to -1
-    stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl)
-    return stats.part(t, totals)
-
-
 def range_parts(
     calls: CallTable, cuts: Sequence[ThreadCut], workers: int | None = None
 ) -> list[ThreadPart]:
-    """The statistics of each cut thread inside a time range (`cuts`: the rows near it and
-    each clock's bounds, on the clocks of `cuts`' bounds). A compiled pass over those rows
-    clips each call as it counts it (`_clipping.range_edges`), so the range costs no table
-    and no call-sized column; the rows are cut into `workers` (default TRACEVIEW_WORKERS,
-    else 2) equal pieces, anywhere, counted on as many threads, and the pieces' edges added
-    up. Each part's edges come in `thread_stats`' order (by caller bin, then callee bin)."""
+    """The statistics of each cut thread (`cuts`: a time range's rows near it and each
+    clock's bounds, or a whole thread's rows unclipped; on the clocks of `cuts`' bounds).
+    A compiled pass over those rows clips each call as it counts it
+    (`_clipping.range_edges`), so no call-sized column is made; the rows are cut into
+    `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere, counted on as many
+    threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
+    (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
+    same calls (`direct_profile`, without a call table)."""
     from traceview.analysis import _clipping as kernels
 
     if not cuts:
@@ -305,21 +296,20 @@ def range_parts(
     ev = calls.trace.events
     none = np.zeros(0, dtype=np.int64)
     times = [*(ev.time(c) for c in clocks), none, none]
-    segments = np.concatenate([np.stack((c.lo, c.hi), axis=1) for c in cuts])
-    owner = np.concatenate([np.full(len(c.lo), c.thread, dtype=np.int64) for c in cuts])
-    bounds = np.concatenate([np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in cuts])
+    seg = Segments.of(cuts, clocks)
+    range_times = none if seg.range_clock is None else ev.time(seg.range_clock)
     n_methods, n_threads = len(calls.trace.methods), len(calls.trace.threads)
 
     def count(piece: tuple[I64, I64, I64]) -> tuple[I64, I64, I64]:
         lo, hi, which = piece
         return kernels.range_edges(
-            lo, hi, owner[which], bounds[which], calls.parent, calls.method, calls.flags,
-            calls.enter_event, calls.exit_event, ev.time(cuts[0].range_clock), times[0],
-            times[1], len(clocks), n_methods, n_threads,
+            lo, hi, seg.thread[which], seg.bounds[which], calls.parent, calls.method,
+            calls.flags, calls.enter_event, calls.exit_event, seg.range_clock is not None,
+            range_times, times[0], times[1], len(clocks), n_methods, n_threads,
         )  # fmt: skip
 
     n = default_workers(unset=2) if workers is None else max(1, workers)
-    found = parallel_map(count, pieces(segments, n), n)
+    found = parallel_map(count, pieces(np.stack((seg.lo, seg.hi), axis=1), n), n)
     keys = np.concatenate([f[0] for f in found])
     sums = np.concatenate([f[1] for f in found])
     counted = np.sum([f[2] for f in found], axis=0)

@@ -8,15 +8,16 @@ ranges are on its reconstructed axis (analysis/axis.py), where the mapping is ex
 than linear: between two of a thread's records its CPU clock stands still while other
 threads' records advance the axis, then rises one for one up to the later record.
 
-`cut_threads` lays a range on a table as a small `ThreadCut` per thread: the rows near the
+`cut_thread` lays a range on a table as a small `ThreadCut` per thread: the rows near the
 range (found by binary search, never a scan of the thread) and each clock's bounds. The
-profile and the merged trees take the cuts as they are: their compiled passes clip each call
-as they read it (analysis/_clipping.py), so a range makes no table and no call-sized column.
+profile and the merged trees take the cuts as they are (`whole_thread` for no range): their
+compiled passes clip each call as they read it (analysis/_clipping.py), so a range makes no
+table and no call-sized column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from traceview.analysis.calls import CallTable
 
 I64 = npt.NDArray[np.int64]
+_MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,12 +39,13 @@ class ThreadCut:
     """A time range laid on one thread of a call table: `lo`/`hi` the row segments near it
     (`near`), `range_clock` and `span` the range, `clip[clock]` each clock's bounds (on the
     range's own clock the range itself; `hi >= lo`) and `totals[clock]` the thread's time
-    inside them (last minus first event, clipped)."""
+    inside them (last minus first event, clipped). A whole thread (`whole_thread`) has no
+    `range_clock`: all its rows, nothing clipped."""
 
     thread: int
     lo: I64
     hi: I64
-    range_clock: str
+    range_clock: str | None
     span: tuple[int, int]
     clip: dict[str, tuple[int, int]]
     totals: dict[str, int]
@@ -57,21 +60,32 @@ class ThreadCut:
         return out
 
 
-def cut_threads(
-    calls: CallTable,
-    threads: Iterable[int] | None,
-    clocks: tuple[str, ...],
-    range_clock: str,
-    time_range: tuple[int, int],
-) -> list[ThreadCut]:
-    """The cut of every thread row of `threads` (default all) that has calls."""
-    rows = range(len(calls.thread_ranges)) if threads is None else threads
-    ranges = calls.thread_ranges
-    return [
-        cut_thread(calls, int(t), clocks, range_clock, time_range)
-        for t in rows
-        if ranges[t][1] > ranges[t][0]
-    ]
+@dataclass(frozen=True, eq=False)
+class Segments:
+    """Cuts laid end to end, as the compiled passes take them: segment j is rows [lo[j],
+    hi[j]) of thread row `thread[j]` with that thread's `bounds(clocks)` in `bounds[j]`;
+    `range_clock` is the cuts' (None: whole threads, nothing clipped)."""
+
+    lo: I64
+    hi: I64
+    thread: I64
+    bounds: I64
+    range_clock: str | None
+
+    @staticmethod
+    def of(cuts: Sequence[ThreadCut], clocks: tuple[str, ...]) -> Segments:
+        """The segments of `cuts` (in their order) with their bounds on `clocks`."""
+
+        def cat(parts: list[I64], shape: tuple[int, ...]) -> I64:
+            return np.concatenate(parts) if parts else np.zeros(shape, dtype=np.int64)
+
+        return Segments(
+            cat([c.lo for c in cuts], (0,)),
+            cat([c.hi for c in cuts], (0,)),
+            cat([np.full(len(c.lo), c.thread, dtype=np.int64) for c in cuts], (0,)),
+            cat([np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in cuts], (0, 6)),
+            cuts[0].range_clock if cuts else None,
+        )
 
 
 def cut_thread(
@@ -107,6 +121,16 @@ def cut_thread(
         clip[c] = (blo, bhi)
         totals[c] = min(max(last, blo), bhi) - min(max(first, blo), bhi)
     return ThreadCut(t, lo, hi, range_clock, (rlo, rhi), clip, totals)
+
+
+def whole_thread(calls: CallTable, t: int, clocks: tuple[str, ...]) -> ThreadCut:
+    """Thread row `t` as a cut that keeps and clips nothing: all its rows, unbounded."""
+    lo, hi = (int(x) for x in calls.thread_ranges[t])
+    rows = np.array([lo] if hi > lo else [], dtype=np.int64)
+    everything = (_MIN, _MAX)
+    totals = {c: calls.thread_total(t, c) for c in clocks}
+    return ThreadCut(t, rows, rows + (hi - lo), None, everything, dict.fromkeys(clocks, everything),
+                     totals)  # fmt: skip
 
 
 def near(calls: CallTable, t: int, times: I64, lo: int, hi: int) -> tuple[I64, I64]:
