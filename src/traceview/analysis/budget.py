@@ -72,15 +72,15 @@ def frame_calls(calls: CallTable, thread: int, budget_ns: int, clock: str) -> Fr
 def _outermost(subtree_end: npt.NDArray[np.integer], hit: npt.NDArray[np.bool_]) -> I64:
     """Local rows where `hit` holds and no ancestor is a hit.
 
-    In pre-order, row `i` has a hit ancestor iff an earlier hit's subtree reaches past `i`.
-    """
-    n = len(hit)
-    if not n:
-        return np.zeros(0, dtype=np.int64)
-    reach = np.maximum.accumulate(np.where(hit, subtree_end, 0))
-    inside = np.zeros(n, dtype=bool)
-    inside[1:] = reach[:-1] > np.arange(1, n)
-    return np.flatnonzero(hit & ~inside).astype(np.int64)
+    In pre-order, hit `h` has a hit ancestor iff an earlier hit's subtree reaches past it:
+    a running maximum over the hits only (memory follows the hits, not the thread)."""
+    rows = np.flatnonzero(hit).astype(np.int64)
+    if not len(rows):
+        return rows
+    reach = np.maximum.accumulate(subtree_end[rows].astype(np.int64))
+    inside = np.zeros(len(rows), dtype=bool)
+    inside[1:] = reach[:-1] > rows[1:]
+    return rows[~inside]
 
 
 def culprits(calls: CallTable, rows: I64, clock: str) -> tuple[I64, I64]:
@@ -94,11 +94,11 @@ def culprits(calls: CallTable, rows: I64, clock: str) -> tuple[I64, I64]:
     for i, r in enumerate(rows.tolist()):  # one vectorised pass per frame call, not per record
         end = int(calls.subtree_end[r])
         self_ns = calls.excl(clock, slice(r, end))  # every parent in the slice but r's
-        _, inverse = np.unique(calls.method[r:end], return_inverse=True)
-        sums = np.bincount(inverse, weights=self_ns)
-        top = int(np.argmax(sums))
-        own[i] = int(self_ns[inverse == top].sum())  # exact int sum (bincount is float)
-        out[i] = r + int(np.argmax(np.where(inverse == top, self_ns, -1)))
+        method = calls.method[r:end]
+        sums = np.bincount(method, weights=self_ns)  # by method row: ties go to the lowest
+        top = method == int(np.argmax(sums))
+        own[i] = int(self_ns[top].sum())  # exact int sum (bincount is float)
+        out[i] = r + int(np.argmax(np.where(top, self_ns, -1)))
     return out, own
 
 
