@@ -28,9 +28,9 @@ def default_workers(unset: int = 1) -> int:
     """TRACEVIEW_WORKERS when set (`auto` = the CPU count, at most 4), else `unset` (at most
     the CPU count).
 
-    One worker by default: two overlap the biggest thread's temporaries with another's, which
-    costs about 1x the file size in peak memory for a shorter wall time on an idle machine.
-    Work whose memory does not grow with the trace (formatting bounded chunks) asks for more.
+    One worker by default: two overlap the biggest thread's temporaries with another's.
+    Work whose extra peak is small asks for more: formatting bounded chunks, the compiled
+    passes (no call-sized temporaries), and the call table (measured, `build_calls`).
     """
     cpus = os.cpu_count() or 1
     env = os.environ.get("TRACEVIEW_WORKERS")

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
-from traceview.analysis._workers import parallel_imap, release_memory
+from traceview.analysis._workers import default_workers, parallel_imap, release_memory
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -219,10 +219,13 @@ class CallTable:
 def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
     """Reconstruct every call of `trace` (see the module docstring for the policies).
 
-    Threads are paired independently, on `workers` OS threads (default 1, or
-    TRACEVIEW_WORKERS; numpy releases the GIL in the heavy steps); the result does not depend
-    on it.
+    Threads are paired independently, on `workers` OS threads (default TRACEVIEW_WORKERS,
+    else 2; numpy releases the GIL in the heavy steps); the result does not depend on it.
+    Two halve the time for about 0.1x the file in peak memory (at 70M records 6.1 -> 3.4 s,
+    +90 MiB over the events and the table: each thread's temporaries are released as soon as
+    its calls are copied out).
     """
+    workers = default_workers(unset=2) if workers is None else workers
     ev = trace.events
     n_threads = len(trace.threads)
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
