@@ -13,8 +13,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from traceview.cli.memory import release_freed_memory
-
 # subcommand (= its module under traceview.cli) -> one-line help
 COMMANDS: dict[str, str] = {
     "view": "open the trace in the local web viewer (default command)",
@@ -65,7 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch `argv` (without the program name) to a subcommand; return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     _safe_streams()
-    release_freed_memory()
     if not args or args[0] in ("-h", "--help"):
         print(usage(), end="")
         return 0 if args else 2

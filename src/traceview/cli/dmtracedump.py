@@ -20,6 +20,7 @@ from pathlib import Path
 
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.options import CliError
 from traceview.exporters import Options, get
 
@@ -74,8 +75,6 @@ def main(argv: list[str]) -> int:
     clock = args.clock
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
-    from traceview.cli.dump import reuse_freed_memory
-
     reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
     opts = Options(policy=args.policy, threshold=args.threshold, script_url=args.sortable)
     for note in _notes(view, opts):  # computes the statistics the report prints

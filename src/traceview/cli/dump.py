@@ -16,26 +16,8 @@ import time
 
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.memory import reuse_freed_memory
 from traceview.exporters import get
-
-
-def reuse_freed_memory() -> None:
-    """Keep freed memory in the heap for the next thread's temporaries (glibc only).
-
-    A one-shot dump allocates and frees the same large arrays thread after thread; served
-    by fresh mmap'd pages each time, every one of them is faulted in and zeroed again by the
-    kernel (a third of the run's time on a 10M-record trace). Past the load, allocations up
-    to 256 MiB come from the heap and the heap is not trimmed, so the pages are reused.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
-        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
-        libc.mallopt(-8, 1)  # M_ARENA_MAX: worker threads share (and reuse) the main heap
-    except (OSError, AttributeError):
-        pass
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from traceview.cli import options
+from traceview.cli.memory import release_freed_memory
 from traceview.cli.view import allowed_hosts, bind, url_for
 from traceview.web.probe import Limits
 from traceview.web.sessions import BUDGET
@@ -64,6 +65,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Run the service until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
+    release_freed_memory()  # a server: big temporaries leave the process once freed
     import uvicorn
 
     from traceview.web.service import Config, create_service

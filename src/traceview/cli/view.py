@@ -21,6 +21,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 from traceview.analysis.session import Session
 from traceview.cli import options
+from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.web.app import LOCAL_HOSTS, create_app
 
@@ -117,6 +118,7 @@ def no_display_hint(url: str) -> str:
 def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
+    release_freed_memory()  # a server: big temporaries leave the process once freed
     import uvicorn
 
     err = Console(stderr=True)
