@@ -153,6 +153,22 @@ def test_highlight_covers_exactly_the_method_calls() -> None:
             assert np.any((starts <= mid + width) & (ends >= mid - width))
 
 
+def test_highlight_rows_kept_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The method rows kept for highlights stay under their byte budget (least recently used
+    go first) and answers do not change when they have to be found again."""
+    calls = random_calls(2000, 8, threads=2)
+    tl = make(calls)
+    first = {m: tl.highlight(m, 0, 2, 1) for m in range(8)}
+    monkeypatch.setattr(timeline, "HIGHLIGHT_BYTES", 24 * 300)
+    fresh = make(calls)
+    for _ in range(2):
+        for m in range(8):
+            got = fresh.highlight(m, 0, 2, 1)
+            assert [a.tolist() for a in got] == [a.tolist() for a in first[m]]
+            assert fresh._method_bytes <= 24 * 300 or len(fresh._method_rows) == 1
+            assert fresh._method_bytes == sum(24 * len(v[0]) for v in fresh._method_rows.values())
+
+
 def test_bad_tile_requests_raise() -> None:
     tl = make(random_calls(20, 1, threads=1))
     for level, tile in [(-1, 0), (0, 1), (3, 8), (41, 0)]:

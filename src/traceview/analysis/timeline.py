@@ -15,6 +15,7 @@ clock; the web layer turns them into µs.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -32,6 +33,7 @@ BUCKETS = 1024  # buckets per tile
 MAX_LEVEL = 40  # 2**40 tiles: far below one ns per bucket for any real trace
 DIRECT_LIMIT = 65_536  # a tile whose range holds more calls is answered from a level index
 MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `truncated` is set
+HIGHLIGHT_BYTES = 32 << 20  # the highlights' method rows kept, in all
 
 
 def load_kernels() -> None:
@@ -105,7 +107,6 @@ class _Lane:
     depth: I32
     method: I32
     levels: dict[int, _Level] = field(default_factory=dict)
-    method_rows: dict[int, tuple[I64, I64, I64]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -128,6 +129,11 @@ class Timeline:
         self.span_end = max(int(span_end), self.span_start + 1)
         self._times = times
         self._parent = calls.parent
+        # highlights' (starts, ends, running max of ends) per (thread, method), least recently
+        # used first, bounded in bytes (a common method's calls in a big thread are MBs)
+        self._method_rows: OrderedDict[tuple[int, int], tuple[I64, I64, I64]] = OrderedDict()
+        self._method_bytes = 0
+        self._method_lock = threading.Lock()
         self._lanes: list[_Lane] = []
         for first, stop in np.asarray(calls.thread_ranges, dtype=np.int64).reshape(-1, 2):
             lo, hi = int(first), int(stop)
@@ -217,9 +223,9 @@ class Timeline:
     def highlight(self, method: int, thread: int, level: int, tile: int) -> tuple[F64, F64]:
         """Extents of `method`'s calls in one tile (ns after the tile's t0), merged where they
         touch one bucket."""
-        lane = self._lane(thread)
+        self._lane(thread)
         t0, t1, width = self.bounds(level, tile)
-        starts, ends, reach = self._method_rows(lane, method)
+        starts, ends, reach = self._rows_of(thread, method)
         a = int(np.searchsorted(starts, t0, side="left"))
         b = int(np.searchsorted(starts, t1, side="left"))
         j = int(np.searchsorted(reach, t0, side="right"))  # first call that may still be open
@@ -328,19 +334,29 @@ class Timeline:
         for lv, (wide, depth_at, first, last, count) in zip(wanted, built, strict=True):
             lane.levels[lv] = _Level(wide, depth_at, first, last, count)
 
-    def _method_rows(self, lane: _Lane, method: int) -> tuple[I64, I64, I64]:
-        """Starts and ends of `method`'s calls in a lane, and the running maximum of the
-        ends."""
-        cached = lane.method_rows.get(method)
-        if cached is None:
-            rows = np.flatnonzero(lane.method == method)
-            ends = self._end(lane, rows)
-            reach = np.maximum.accumulate(ends) if len(rows) else ends
-            cached = (self._start(lane, rows), ends, reach)
-            if len(lane.method_rows) > 256:
-                lane.method_rows.clear()
-            lane.method_rows[method] = cached
-        return cached
+    def _rows_of(self, thread: int, method: int) -> tuple[I64, I64, I64]:
+        """Starts and ends of `method`'s calls in a thread, and the running maximum of the
+        ends (kept for the next highlights, up to `HIGHLIGHT_BYTES` in all)."""
+        key = (thread, method)
+        with self._method_lock:
+            hit = self._method_rows.get(key)
+            if hit is not None:
+                self._method_rows.move_to_end(key)
+                return hit
+        lane = self._lanes[thread]
+        rows = np.flatnonzero(lane.method == method)
+        ends = self._end(lane, rows)
+        reach = np.maximum.accumulate(ends) if len(rows) else ends
+        found = (self._start(lane, rows), ends, reach)
+        size = 3 * 8 * len(rows)
+        with self._method_lock:
+            if key not in self._method_rows:
+                self._method_rows[key] = found
+                self._method_bytes += size
+            while self._method_bytes > HIGHLIGHT_BYTES and len(self._method_rows) > 1:
+                _, old = self._method_rows.popitem(last=False)
+                self._method_bytes -= 3 * 8 * len(old[0])
+        return found
 
     def _stack_at(self, lane: _Lane, a: int, t0: int) -> I64:
         """Local rows of the calls that started before `t0` and are still open at `t0`."""

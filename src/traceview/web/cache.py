@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-MAX_BYTES = 256 << 20  # encoded answers kept per trace
+MAX_BYTES = 64 << 20  # encoded answers kept per trace (as the service; a 1 GB trace needs the room)
 MAX_ENTRY = 32 << 20  # an answer bigger than this is served but not kept
 
 
