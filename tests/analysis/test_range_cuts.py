@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support.engine_checks import SETTINGS, traces
 from traceview.analysis import _workers
 from traceview.analysis.calls import build_calls
-from traceview.analysis.profile import range_parts
+from traceview.analysis.profile import cut_parts
 from traceview.analysis.ranges import _brackets, cut_thread, near
 from traceview.model import Trace
 
@@ -60,9 +60,9 @@ def test_range_pieces_equal_one_pass(trace: Trace, workers: int, data: st.DataOb
     lo = data.draw(st.integers(int(times.min()) - 3, int(times.max()) + 3))
     hi = data.draw(st.integers(lo, int(times.max()) + 4))
     cuts = [cut_thread(calls, t, calls.clocks, clock, (lo, hi)) for t in range(len(trace.threads))]
-    one = range_parts(calls, cuts, workers=1)
+    one = cut_parts(calls, cuts, workers=1)
     with mock.patch.object(_workers, "PIECE_ROWS", 1):
-        many = range_parts(calls, cuts, workers=workers)
+        many = cut_parts(calls, cuts, workers=workers)
     assert [p.thread for p in many] == [p.thread for p in one]
     for a, b in zip(one, many, strict=True):
         assert a.n_calls == b.n_calls and a.totals == b.totals

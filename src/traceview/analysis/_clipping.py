@@ -36,7 +36,7 @@ def clipped(times: I64, enter: int, leave: int, lo: int, hi: int) -> int:
 
 
 @njit
-def range_edges(
+def count_edges(
     lo: I64,
     hi: I64,
     thread: I64,
@@ -175,4 +175,4 @@ def load() -> None:
     times = np.array([0, 5], dtype=np.int64)
     ev = np.array([0], dtype=np.int32), np.array([1], dtype=np.int32)
     flags = np.zeros(1, np.uint8)
-    range_edges(*rows, bounds, parent, i32, flags, *ev, True, times, times, times, 2, 1, 1)
+    count_edges(*rows, bounds, parent, i32, flags, *ev, True, times, times, times, 2, 1, 1)

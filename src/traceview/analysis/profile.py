@@ -188,8 +188,8 @@ def thread_parts(
             raise KeyError(f"this trace has no {c} clock")
     rc = _range_clock(calls, time_range, range_clock)
     if time_range is None or rc is None:
-        return range_parts(calls, [whole_thread(calls, int(t), clocks) for t in rows])
-    return range_parts(calls, [cut_thread(calls, int(t), clocks, rc, time_range) for t in rows])
+        return cut_parts(calls, [whole_thread(calls, int(t), clocks) for t in rows])
+    return cut_parts(calls, [cut_thread(calls, int(t), clocks, rc, time_range) for t in rows])
 
 
 def _range_clock(
@@ -277,13 +277,13 @@ def _cat(arrays: list[I64]) -> I64:
     return np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
 
 
-def range_parts(
+def cut_parts(
     calls: CallTable, cuts: Sequence[ThreadCut], workers: int | None = None
 ) -> list[ThreadPart]:
     """The statistics of each cut thread (`cuts`: a time range's rows near it and each
     clock's bounds, or a whole thread's rows unclipped; on the clocks of `cuts`' bounds).
     A compiled pass over those rows clips each call as it counts it
-    (`_clipping.range_edges`), so no call-sized column is made; the rows are cut into
+    (`_clipping.count_edges`), so no call-sized column is made; the rows are cut into
     `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere, counted on as many
     threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
     (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
@@ -302,7 +302,7 @@ def range_parts(
 
     def count(piece: tuple[I64, I64, I64]) -> tuple[I64, I64, I64]:
         lo, hi, which = piece
-        return kernels.range_edges(
+        return kernels.count_edges(
             lo, hi, seg.thread[which], seg.bounds[which], calls.parent, calls.method,
             calls.flags, calls.enter_event, calls.exit_event, seg.range_clock is not None,
             range_times, times[0], times[1], len(clocks), n_methods, n_threads,

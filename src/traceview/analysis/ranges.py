@@ -128,9 +128,9 @@ def whole_thread(calls: CallTable, t: int, clocks: tuple[str, ...]) -> ThreadCut
     lo, hi = (int(x) for x in calls.thread_ranges[t])
     rows = np.array([lo] if hi > lo else [], dtype=np.int64)
     everything = (_MIN, _MAX)
+    clip = dict.fromkeys(clocks, everything)
     totals = {c: calls.thread_total(t, c) for c in clocks}
-    return ThreadCut(t, rows, rows + (hi - lo), None, everything, dict.fromkeys(clocks, everything),
-                     totals)  # fmt: skip
+    return ThreadCut(t, rows, rows + (hi - lo), None, everything, clip, totals)
 
 
 def near(calls: CallTable, t: int, times: I64, lo: int, hi: int) -> tuple[I64, I64]:
