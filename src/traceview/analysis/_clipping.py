@@ -1,8 +1,8 @@
-"""Compiled kernels (numba) behind time ranges (analysis/ranges.py): the profile's edges over
-the rows near a range, each call clipped to it as it is read, and the two rules every pass
-over a range shares (`kept`, `clipped`; analysis/_merging.py uses them for the trees). They
-read the call table's columns and the events' times where they are, so a range costs one
-pass over the calls near it and no call-sized column.
+"""Compiled kernels (numba) behind the profile of a call table and time ranges
+(analysis/ranges.py): the profile's edges of whole threads or of the rows near a range, each
+call clipped to it as it is read, and the two rules every pass over a range shares (`kept`,
+`clipped`; analysis/_merging.py uses them for the trees). They read the call table's columns
+and the events' times where they are, so no call-sized column is made.
 
 Imported lazily, by the functions that run a kernel (numba costs ~0.2 s to import).
 """
@@ -19,7 +19,7 @@ from traceview.analysis.jit import njit
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
-FIRST_EDGES = 1024  # initial edge capacity of a thread's table; doubled as needed
+FIRST_EDGES = 1024  # initial edge capacity; doubled as needed
 _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
 
 
