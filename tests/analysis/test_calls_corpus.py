@@ -33,16 +33,3 @@ def test_corpus_invariants(path: Path) -> None:
             part = profile(calls, time_range=rng)
             part.validate()
             assert part.total(clock) <= prof.total(clock)
-
-
-def test_workers_do_not_change_the_result() -> None:
-    from traceview.synth import generate
-
-    trace = generate(records=30_000, threads=6, seed=5)
-    one, two = build_calls(trace, workers=1), build_calls(trace, workers=3)
-    for name in ("method", "depth", "parent", "subtree_end", "enter_event", "exit_event", "flags"):
-        assert (getattr(one, name) == getattr(two, name)).all(), name
-    assert one.diagnostics == two.diagnostics
-    p1, p2 = profile(one), profile(two)
-    for clock in trace.clocks:
-        assert (p1.excl[clock] == p2.excl[clock]).all()

@@ -1,4 +1,6 @@
-"""Pairing one thread's enter/exit records into calls, vectorised; used by `calls.build_calls`.
+"""Pairing one thread's enter/exit records into calls, vectorised (numpy only): used by
+`direct_profile` (`traceview -r`, `stats`, `info`: no numba), and by `calls.build_calls` for the
+threads its compiled pairing (analysis/_stack.py) leaves to the repair.
 
 The stack depth of every record comes from a cumulative sum of +1 (enter) / -1 (exit). Exits
 that would take the depth below zero close frames that were open when tracing began: the

@@ -120,31 +120,6 @@ def biggest_first_map(fn: Callable[[T], R], items: list[T], workers: int) -> lis
     return [results[i] for i in range(len(items))]
 
 
-def _trimmer() -> Callable[[], object] | None:
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        trim: Callable[[int], object] = libc.malloc_trim
-    except (OSError, AttributeError):
-        return None
-    return lambda: trim(0)
-
-
-_TRIM = _trimmer()
-
-
-def release_memory() -> None:
-    """Give freed heap memory back to the OS (glibc `malloc_trim`; a no-op elsewhere).
-
-    numpy's large temporaries below glibc's (adaptive, up to 32 MB) mmap threshold come from
-    the heap, and what a big thread's pairing freed would otherwise stay resident while the
-    call table fills up.
-    """
-    if _TRIM is not None:
-        _TRIM()
-
-
 def pieces(segments: I64, n: int) -> list[tuple[I64, I64, I64]]:
     """`segments` ((lo, hi) row pairs) cut into `n` pieces of about equal rows, anywhere, each
     as its (lo, hi) arrays and the index of the segment each came from; one piece when the

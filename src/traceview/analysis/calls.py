@@ -1,4 +1,5 @@
-"""The call table: every enter/exit pair of a trace as one row, built vectorised from the events.
+"""The call table: every enter/exit pair of a trace as one row, built from the events by a compiled
+pass (analysis/_stack.py; the numpy pairing of analysis/_pairing.py repairs unmatched threads).
 
 `build_calls(trace) -> CallTable` is the first step of every analysis (profile, trees, the
 viewer's timeline). Rows are in depth-first pre-order within each thread, threads contiguous in
@@ -31,7 +32,6 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
-from traceview.analysis._workers import default_workers, parallel_imap, release_memory
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -216,67 +216,62 @@ class CallTable:
         check_calls(self)
 
 
-def build_calls(trace: Trace, workers: int | None = None) -> CallTable:
+def build_calls(trace: Trace) -> CallTable:
     """Reconstruct every call of `trace` (see the module docstring for the policies).
 
-    Threads are paired independently, on `workers` OS threads (default TRACEVIEW_WORKERS,
-    else 2; numpy releases the GIL in the heavy steps); the result does not depend on it.
-    Two halve the time for about 0.1x the file in peak memory (at 70M records 6.1 -> 3.4 s,
-    +90 MiB over the events and the table: each thread's temporaries are released as soon as
-    its calls are copied out).
+    A compiled pass pairs every thread's records at once, in file order, straight into the
+    table's columns (analysis/_stack.py: each thread's rows and stack sized exactly by a first
+    pass, so no per-thread temporaries); a thread whose exit names another method than its
+    enter is paired again by `pair_records`, which repairs the sequence, and put in its place.
     """
-    workers = default_workers(unset=2) if workers is None else workers
+    from traceview.analysis import _stack
+
     ev = trace.events
     n_threads = len(trace.threads)
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
-
-    def one(rows: IntArray) -> tuple[Paired, int, tuple[int, int]]:
-        if not len(rows):
-            return Paired.empty(), 0, (-1, -1)
-        span = (int(rows[0]), int(rows[-1]))
-        paired, dropped = pair_records(ev.action[rows], ev.method[rows], rows)
-        return paired, dropped, span
-
-    # Each thread gets a reserved slot of the output: k records make (k + open +
-    # synthesised) / 2 calls, so k // 2 plus room for the frames open at either end (a thread
-    # needing more goes through `extra`). The biggest threads are paired first, while the
-    # output is still untouched, and each thread's calls are copied in as soon as they are
-    # paired, so per-thread pieces never pile up next to the final columns. A last pass
-    # closes the gaps between the slots.
-    sizes = thread_sizes(ev.thread, n_threads)
-    reserve = sizes // 2 + _ROOM
-    slots = np.zeros(n_threads + 1, dtype=np.int64)
-    np.cumsum(reserve, out=slots[1:])
-    order = np.argsort(-sizes, kind="stable").tolist()
-    rows_of = ThreadRows(ev.thread, sizes, idx_dtype)
-    out = _Columns(int(slots[-1]), idx_dtype)
-    count = np.zeros(n_threads, dtype=np.int64)
-    extra: dict[int, Paired] = {}  # threads whose calls outgrew their slot (rare)
+    counts = _stack.count(ev.thread, ev.action, n_threads)
+    synth = -counts[:, 2]
+    sizes = synth + counts[:, 1]  # calls per thread: its enters and the synthesised ones
+    start = np.zeros(n_threads + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    stack_at = np.zeros(n_threads + 1, dtype=np.int64)
+    np.cumsum(synth + counts[:, 3], out=stack_at[1:])  # deepest stack per thread
+    out = _Columns(int(start[-1]), idx_dtype)
+    c = out.cols
+    stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
+    failed, still_open, unroll = _stack.pair(
+        ev.thread, ev.action, ev.method, counts, start, stack_at, stack, c["method"], c["depth"],
+        c["parent"], c["subtree_end"], c["enter_event"], c["exit_event"], c["flags"],
+    )  # fmt: skip
+    on_stack = np.zeros(len(trace.methods), dtype=np.int32)
+    for t in np.flatnonzero(~failed & (sizes > 0)).tolist():
+        room = stack[stack_at[t] : stack_at[t + 1]]
+        _stack.mark_recursive(
+            int(start[t]), int(start[t + 1]), c["method"], c["subtree_end"], c["flags"], room,
+            on_stack,
+        )  # fmt: skip
+    del stack, on_stack
+    ok = ~failed
     stats = dict.fromkeys(REPAIRS, 0)
-    spans = np.full((n_threads, 2), -1, dtype=np.int64)
-    work = (rows_of(t) for t in order)
-    for t, (paired, dropped, span) in zip(order, parallel_imap(one, work, workers), strict=True):
-        spans[t] = span
+    stats.update(
+        synth=int(synth[ok].sum()), open=int(still_open[ok].sum()), unroll=int(unroll[ok].sum())
+    )
+    count = sizes.copy()
+    extra: dict[int, Paired] = {}  # repaired threads with more calls than their rows (rare)
+    for t in np.flatnonzero(failed).tolist():
+        rows: IntArray = np.flatnonzero(ev.thread == t).astype(idx_dtype)
+        paired, dropped = pair_records(ev.action[rows], ev.method[rows], rows)
         for key, value in repair_counts(paired, dropped).items():
             stats[key] += value
         count[t] = paired.rows
-        big = paired.size > 100_000
-        if big:  # the pairing's temporaries, before the table's pages are touched
-            release_memory()
-        if paired.rows <= reserve[t]:
-            out.put(int(slots[t]), paired)
+        if paired.rows <= sizes[t]:
+            out.put(int(start[t]), paired)
         else:
             extra[t] = paired
-        if big:
-            release_memory()
-        del paired
-    ranges = out.compact(slots, count, extra)
-    table = out.table(trace, ranges, spans)
+    ranges = out.compact(start, count, extra)
+    table = out.table(trace, ranges, counts[:, 4:6].copy())
     table.diagnostics.extend(repair_diagnostics(stats))
     return table
-
-
-_ROOM = 256  # output rows reserved per thread for frames open at the start or the end
 
 
 def thread_sizes(thread: npt.NDArray[Any], n_threads: int) -> I64:
