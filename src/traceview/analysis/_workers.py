@@ -1,7 +1,7 @@
 """Mapping a function over per-thread work items on a few OS threads (numpy and the compiled
-kernels release the GIL in their heavy loops), results in input order; used by `build_calls`,
-`thread_profiles` and `direct_profile`; and cutting row segments into equal pieces for them
-(`pieces`: the merged trees, the profile of a range)."""
+kernels release the GIL in their heavy loops), results in input order; used by
+`direct_profile`, the exports and the timeline; and cutting row segments into equal pieces for
+them (`pieces`: the merged trees and the profile of a call table)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def default_workers(unset: int = 1) -> int:
     the CPU count).
 
     One worker by default: two overlap the biggest thread's temporaries with another's.
-    Work whose extra peak is small asks for more: formatting bounded chunks, the compiled
-    passes (no call-sized temporaries), and the call table (measured, `build_calls`).
+    Work whose extra peak is small asks for more: formatting bounded chunks and the compiled
+    passes (no call-sized temporaries).
     """
     cpus = os.cpu_count() or 1
     env = os.environ.get("TRACEVIEW_WORKERS")
