@@ -136,21 +136,33 @@ def pair(
 
 @njit
 def mark_recursive(
-    lo: int, hi: int, method: Ints, subtree_end: Ints, flags: Ints, stack: Ints, on_stack: Ints
+    start: I64,
+    stack_at: I64,
+    skip: npt.NDArray[np.bool_],
+    method: Ints,
+    subtree_end: Ints,
+    flags: Ints,
+    stack: Ints,
+    n_methods: int,
 ) -> None:
-    """Flag the calls in rows [lo, hi) (one thread's) with an ancestor of the same method: a
-    walk in pre-order keeping the open calls on `stack` (room for the thread's depth) and how
-    many of each method are open in `on_stack` (zero before and after)."""
-    top = 0
-    for i in range(lo, hi):
-        while top > 0 and subtree_end[stack[top - 1]] <= i:
+    """Flag the calls with an ancestor of the same method, thread by thread (rows
+    `[start[t], start[t + 1])`, but not the threads in `skip`): a walk in pre-order keeping the
+    open calls on the thread's part of `stack` and how many of each method are open."""
+    on_stack = np.zeros(n_methods, dtype=np.int32)
+    for t in range(len(start) - 1):
+        if skip[t]:
+            continue
+        base = stack_at[t]
+        top = 0
+        for i in range(start[t], start[t + 1]):
+            while top > 0 and subtree_end[stack[base + top - 1]] <= i:
+                top -= 1
+                on_stack[method[stack[base + top]]] -= 1
+            if on_stack[method[i]] > 0:
+                flags[i] |= RECURSIVE
+            stack[base + top] = i
+            top += 1
+            on_stack[method[i]] += 1
+        while top > 0:
             top -= 1
-            on_stack[method[stack[top]]] -= 1
-        if on_stack[method[i]] > 0:
-            flags[i] |= RECURSIVE
-        stack[top] = i
-        top += 1
-        on_stack[method[i]] += 1
-    while top > 0:
-        top -= 1
-        on_stack[method[stack[top]]] -= 1
+            on_stack[method[stack[base + top]]] -= 1

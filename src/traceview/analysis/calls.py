@@ -243,14 +243,9 @@ def build_calls(trace: Trace) -> CallTable:
         ev.thread, ev.action, ev.method, counts, start, stack_at, stack, c["method"], c["depth"],
         c["parent"], c["subtree_end"], c["enter_event"], c["exit_event"], c["flags"],
     )  # fmt: skip
-    on_stack = np.zeros(len(trace.methods), dtype=np.int32)
-    for t in np.flatnonzero(~failed & (sizes > 0)).tolist():
-        room = stack[stack_at[t] : stack_at[t + 1]]
-        _stack.mark_recursive(
-            int(start[t]), int(start[t + 1]), c["method"], c["subtree_end"], c["flags"], room,
-            on_stack,
-        )  # fmt: skip
-    del stack, on_stack
+    marks = (c["method"], c["subtree_end"], c["flags"], stack, len(trace.methods))
+    _stack.mark_recursive(start, stack_at, failed, *marks)
+    del stack, marks
     ok = ~failed
     stats = dict.fromkeys(REPAIRS, 0)
     stats.update(
