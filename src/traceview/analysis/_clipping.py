@@ -1,7 +1,7 @@
 """Compiled kernels (numba) behind the profile of a call table and time ranges
 (analysis/ranges.py): the profile's edges of whole threads or of the rows near a range, each
 call clipped to it as it is read, and the two rules every pass over a range shares (`kept`,
-`clipped`; analysis/_merging.py uses them for the trees). They read the call table's columns
+`call_time`; analysis/_merging.py uses them for the trees). They read the call table's columns
 and the events' times where they are, so no call-sized column is made.
 
 Imported lazily, by the functions that run a kernel (numba costs ~0.2 s to import).
@@ -30,8 +30,11 @@ def kept(s: int, e: int, lo: int, hi: int) -> bool:
 
 
 @njit
-def clipped(times: I64, enter: int, leave: int, lo: int, hi: int) -> int:
-    """A call's time on one clock with both ends clipped to [lo, hi] (`hi >= lo`)."""
+def call_time(times: I64, enter: int, leave: int, clip: bool, lo: int, hi: int) -> int:
+    """A call's time on one clock (`times` at its entry and exit event rows), with both ends
+    clipped to [lo, hi] (`hi >= lo`) when `clip`."""
+    if not clip:
+        return int(times[leave] - times[enter])
     return int(min(max(times[leave], lo), hi) - min(max(times[enter], lo), hi))
 
 
@@ -152,15 +155,9 @@ def _edge_rows(
             last_key, last_edge = key, edge
         sums[edge, 0] += 1
         if n_clocks > 0:
-            if clip:
-                sums[edge, 1] += clipped(times0, enter[i], leave[i], b[2], b[3])
-            else:
-                sums[edge, 1] += times0[leave[i]] - times0[enter[i]]
+            sums[edge, 1] += call_time(times0, enter[i], leave[i], clip, b[2], b[3])
         if n_clocks > 1:
-            if clip:
-                sums[edge, 2] += clipped(times1, enter[i], leave[i], b[4], b[5])
-            else:
-                sums[edge, 2] += times1[leave[i]] - times1[enter[i]]
+            sums[edge, 2] += call_time(times1, enter[i], leave[i], clip, b[4], b[5])
         i += 1
     return i, k, n
 

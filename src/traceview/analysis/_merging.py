@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._clipping import clipped, kept
+from traceview.analysis._clipping import call_time, kept
 from traceview.analysis.jit import njit
 
 I64 = npt.NDArray[np.int64]
@@ -229,15 +229,9 @@ def _merge_rows(
             kid_node[top] = node
         sums[node, 0] += 1
         if n_clocks > 0:
-            if clip:
-                sums[node, 1] += clipped(times0, enter[i], leave[i], b[2], b[3])
-            else:
-                sums[node, 1] += times0[leave[i]] - times0[enter[i]]
+            sums[node, 1] += call_time(times0, enter[i], leave[i], clip, b[2], b[3])
         if n_clocks > 1:
-            if clip:
-                sums[node, 2] += clipped(times1, enter[i], leave[i], b[4], b[5])
-            else:
-                sums[node, 2] += times1[leave[i]] - times1[enter[i]]
+            sums[node, 2] += call_time(times1, enter[i], leave[i], clip, b[4], b[5])
         ends[top] = subtree_end[i]
         open_nodes[top] = node
         top += 1
