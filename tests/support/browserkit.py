@@ -101,11 +101,12 @@ def start_app(app: Any) -> Viewer:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the server did not start")
+    for _ in range(1000):  # a start-up wait (up to ~20 s), not a speed check
+        if server.started or not thread.is_alive():
+            break
         time.sleep(0.02)
+    if not server.started:
+        raise RuntimeError("the server did not start")
     port = server.servers[0].sockets[0].getsockname()[1]
     return Viewer(server, thread, f"http://127.0.0.1:{port}/")
 
