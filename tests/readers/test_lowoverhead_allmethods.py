@@ -59,7 +59,8 @@ def test_hand_made_dump_reads_with_the_order_of_events() -> None:
     assert head.options["mode"] == "all-methods" and head.options["time-unit"] == "none"
     assert head.start_time_us is None and head.elapsed_ns is None
     assert trace.threads.name == ("main",)
-    assert trace.events.wall is not None and trace.events.wall.tolist() == list(range(7))
+    # the axis: calls entered before each event (a call spans its subtree's calls)
+    assert trace.events.wall is not None and trace.events.wall.tolist() == [0, 1, 2, 2, 3, 3, 3]
     assert trace.events.action.tolist() == [0, 0, 1, 0, 1, 1, 0]
     names = [trace.methods.name[int(m)] for m in trace.events.method]
     assert names == [
@@ -109,7 +110,8 @@ def test_decoder_matches_the_oracle(
         assert [int(g) for g, (x, _) in zip(got, want, strict=True) if not x] == [
             p for x, p in want if not x
         ]
-        assert ev.wall is not None and ev.wall[mine].tolist() == list(range(len(words)))
+        entered = [sum(w != 1 for w in words[:k]) for k in range(len(words))]
+        assert ev.wall is not None and ev.wall[mine].tolist() == entered
 
 
 def test_round_trip_from_a_trace() -> None:

@@ -71,6 +71,9 @@ class Session:
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
         self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
+        # no times at all (an Android 16 all-methods dump): the wall column counts the calls
+        # entered (model.trace.Header), so spans are call counts; every duration shown is absent
+        self.timeless: bool = trace.header.axis == "order"
         self._span: tuple[int, int] | None = None
         self.lock = threading.RLock()
         self._calls = calls

@@ -65,13 +65,21 @@ def pick(fmt: str | None, target: str | None) -> Exporter[Any]:
     return found
 
 
+TIMED = ("chrome", "speedscope", "pprof", "parquet")  # formats whose values are durations
+
+
 def main(argv: list[str]) -> int:
     """Write the export; 0 on success."""
     args = parser().parse_args(argv)
     if args.output is None:
         raise CliError("give the output with -o FILE (- for stdout)")
     exporter = pick(args.format, args.output)
-    session = options.open_trace(args.trace)
+    session = options.open_trace(args.trace, args)
+    if session.timeless and exporter.name in TIMED:
+        raise CliError(
+            f"{exporter.name} holds times and this trace has none (an all-methods dump: the "
+            "order of events); folded and svg draw it by count"
+        )
     view = View(session, options.query(args, session))
     opts = Options(title=args.title, merge_threads=args.merge_threads)
     if exporter.name == "parquet":

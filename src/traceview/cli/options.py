@@ -60,7 +60,8 @@ def add_trace(parser: argparse.ArgumentParser) -> None:
 
 
 def add_loading(parser: argparse.ArgumentParser) -> None:
-    """--max-size and --salvage: how much a trace may hold, and reading damaged data anyway."""
+    """--max-size, --salvage and --process: how much a trace may hold, reading damaged data
+    anyway, and which process's dump of an ANR report to read."""
     g = parser.add_argument_group("loading")
     g.add_argument(
         "--max-size",
@@ -72,6 +73,12 @@ def add_loading(parser: argparse.ArgumentParser) -> None:
         "--salvage",
         action="store_true",
         help="read data damaged beyond use anyway (best effort, with diagnostics)",
+    )
+    g.add_argument(
+        "--process",
+        metavar="NAME|PID",
+        help="an ANR report or bugreport zip: whose dump to read (default: the first; "
+        "`traceview info` lists them)",
     )
 
 
@@ -134,7 +141,7 @@ def open_trace(
     path: str, args: argparse.Namespace | None = None, only_clock: str | None = None
 ) -> Session:
     """Load a trace for any command (the one open path) and start its analysis session;
-    `args` carries --max-size and --salvage (`add_loading`).
+    `args` carries --max-size, --salvage and --process (`add_loading`).
 
     `only_clock` ("cpu" or "wall"): a command that reads one clock drops the other's times
     when the trace has both (80 MB less per 10M records); ignored when the trace lacks it.
@@ -144,7 +151,12 @@ def open_trace(
     from traceview.readers import DEFAULT_MAX_SIZE, load
 
     max_size = getattr(args, "max_size", None) or DEFAULT_MAX_SIZE
-    trace = load(path, max_size=max_size, salvage=bool(getattr(args, "salvage", False)))
+    trace = load(
+        path,
+        max_size=max_size,
+        salvage=bool(getattr(args, "salvage", False)),
+        process=getattr(args, "process", None),
+    )
     clocks = trace.events.clocks
     if only_clock in clocks and len(clocks) > 1:
         ev = trace.events

@@ -65,6 +65,8 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "dump": ("traceview.exporters.dump", "DUMP"),
     "info": ("traceview.exporters.info", "TEXT"),
     "info-json": ("traceview.exporters.info", "JSON"),
+    "anr": ("traceview.exporters.anr", "TEXT"),
+    "anr-json": ("traceview.exporters.anr", "JSON"),
     "stats": ("traceview.exporters.stats", "TEXT"),
     "stats-json": ("traceview.exporters.stats", "JSON"),
     "tree": ("traceview.exporters.tree", "TEXT"),

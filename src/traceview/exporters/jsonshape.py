@@ -193,7 +193,7 @@ def selection_json(view: View) -> Json:
 
 def threads_json(view: View, prof: Profile) -> list[Json]:
     """Per selected thread: row, id, name, totals on each clock (µs, null for a missing
-    clock; clipped to the range), calls."""
+    clock or a trace without times; clipped to the range), calls."""
     th = view.trace.threads
     out: list[Json] = []
     for i, t in enumerate(prof.threads):
@@ -201,7 +201,8 @@ def threads_json(view: View, prof: Profile) -> list[Json]:
         item: Json = {"row": t, "id": int(th.id[t]), "name": visible(name) if name else None}
         for clock in ("cpu", "wall"):
             total = prof.thread_total.get(clock)
-            item[f"{clock}_us"] = None if total is None else int(total[i]) / 1000
+            absent = view.session.timeless
+            item[f"{clock}_us"] = None if absent or total is None else int(total[i]) / 1000
         item["calls"] = int(prof.thread_calls[i])
         out.append(item)
     return out

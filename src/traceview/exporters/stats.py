@@ -29,16 +29,19 @@ COLUMNS = {  # stats --sort names -> json key
 }
 
 
-def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[str, Any]]:
-    """One JSON-ready dict per called method (µs keys; null for a missing clock), by
-    decreasing inclusive time on `clock`; `incl_percent` of the selection's total on it."""
+def method_rows(
+    prof: Profile, methods: MethodTable, clock: str, timeless: bool = False
+) -> list[dict[str, Any]]:
+    """One JSON-ready dict per called method (µs keys; null for a missing clock, and every
+    time null for a trace without times), by decreasing inclusive time on `clock` (a
+    timeless trace: calls in the subtree); `incl_percent` of the selection's total on it."""
     rows = prof.used(clock)
     off = prof.off_cpu()
     off_excl = prof.excl["wall"] - prof.excl["cpu"] if off is not None else None
     out: list[dict[str, Any]] = []
 
     def us(arr: npt.NDArray[np.int64] | None, m: int) -> float | None:
-        return None if arr is None else int(arr[m]) / 1000
+        return None if arr is None or timeless else int(arr[m]) / 1000
 
     for m in rows.tolist():
         n = int(prof.calls[m])
@@ -66,7 +69,9 @@ def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[st
             item["off_cpu_us"] / total if item["off_cpu_us"] is not None and total else None
         )
         whole = prof.total(clock)
-        item["incl_percent"] = 100 * int(prof.incl[clock][m]) / whole if whole else 0.0
+        item["incl_percent"] = (
+            None if timeless else 100 * int(prof.incl[clock][m]) / whole if whole else 0.0
+        )
         out.append(item)
     return out
 
@@ -117,7 +122,7 @@ def rows(view: View, options: Options) -> list[dict[str, Any]]:
     """The method rows of the view, sorted (`options.sort`, default inclusive on the query's
     clock) and cut to `options.limit`."""
     q = view.query
-    out = method_rows(view.profile(), view.methods, q.clock)
+    out = method_rows(view.profile(), view.methods, q.clock, view.session.timeless)
     if options.sort:
         out = sort_rows(out, options.sort)
     if options.limit is not None:
@@ -147,6 +152,8 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
     table_rows = rows(view, options)
     prof = view.profile()
     title = f"{len(table_rows)} methods" + (" (sampled: estimates)" if prof.estimates else "")
+    if view.session.timeless:
+        title += " — order of events: this file has no times"
     is_tty = hasattr(out, "isatty") and out.isatty()
     console = Console(file=out) if is_tty else Console(file=out, width=200)
     console.print(stats_table(table_rows, title, console.width))

@@ -15,9 +15,11 @@ from traceview.exporters.notes import note_lines
 from traceview.model import MethodTable, printable, visible
 
 
-def tree_lines(tree: CallTree, methods: MethodTable, max_depth: int | None = None) -> list[str]:
+def tree_lines(
+    tree: CallTree, methods: MethodTable, max_depth: int | None = None, timeless: bool = False
+) -> list[str]:
     """One line per node of a merged top-down tree: indent, inclusive/exclusive on each
-    clock (µs), calls, method label."""
+    clock (µs; blank for a trace without times), calls, method label."""
     clocks = tree.clocks
     out = []
     head = "  ".join(f"{'incl ' + c + ' us':>14} {'excl ' + c + ' us':>14}" for c in clocks)
@@ -31,7 +33,10 @@ def tree_lines(tree: CallTree, methods: MethodTable, max_depth: int | None = Non
     method = tree.method[idx].tolist()
     for k in range(len(idx)):
         times = "  ".join(
-            f"{incl[c][k] / 1000:>14,.3f} {excl[c][k] / 1000:>14,.3f}" for c in clocks
+            f"{'':>14} {'':>14}"
+            if timeless
+            else f"{incl[c][k] / 1000:>14,.3f} {excl[c][k] / 1000:>14,.3f}"
+            for c in clocks
         )
         name = "(toplevel)" if method[k] < 0 else printable(methods.label(method[k]))
         out.append(f"{times} {count[k]:>9}  {'  ' * depth[k]}{name}")
@@ -51,9 +56,12 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
     names = ", ".join(f"{printable(th.label(t))} [{int(th.id[t])}]" for t in rows[:8])
     more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
     note = " (sampled trace: times are estimates)" if view.trace.header.sampled else ""
+    if view.session.timeless:
+        note = " (order of events: this file has no times)"
     label = "thread" if len(rows) == 1 else "threads"
     out.write(f"{label} {names}{more}{note}\n")
-    out.write("\n".join(tree_lines(view.top_down(), view.methods, options.max_depth)) + "\n")
+    lines = tree_lines(view.top_down(), view.methods, options.max_depth, view.session.timeless)
+    out.write("\n".join(lines) + "\n")
     out.write(note_lines(view.diagnostics()))
 
 
@@ -75,11 +83,13 @@ def export_json(view: View, out: IO[Any], options: Options) -> None:
     }
     text = dumps(head)
     out.write(text[: text.rstrip().rindex("}")].rstrip() + ',\n "roots": [')
-    _write_nodes(tree, view.methods, out, options.max_depth)
+    _write_nodes(tree, view.methods, out, options.max_depth, view.session.timeless)
     out.write("]\n}\n")
 
 
-def _write_nodes(tree: CallTree, methods: MethodTable, out: IO[Any], max_depth: int | None) -> None:
+def _write_nodes(
+    tree: CallTree, methods: MethodTable, out: IO[Any], max_depth: int | None, timeless: bool
+) -> None:
     import json
 
     depth = tree.depth
@@ -99,9 +109,9 @@ def _write_nodes(tree: CallTree, methods: MethodTable, out: IO[Any], max_depth: 
         if methods.obfuscated is not None and m >= 0 and methods.obfuscated[m]:
             node["obfuscated"] = visible(methods.obfuscated[m])
         node["calls"] = int(tree.calls[i])
-        for c in clocks:
-            node[f"incl_{c}_us"] = int(tree.incl[c][i]) / 1000
-            node[f"excl_{c}_us"] = int(tree.excl[c][i]) / 1000
+        for c in clocks:  # no times: null, never the call counts the axis holds
+            node[f"incl_{c}_us"] = None if timeless else int(tree.incl[c][i]) / 1000
+            node[f"excl_{c}_us"] = None if timeless else int(tree.excl[c][i]) / 1000
         text = json.dumps(node, ensure_ascii=False)
         out.write(text[:-1] + ', "children": [')
         open_depth = d

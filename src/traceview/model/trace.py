@@ -49,11 +49,13 @@ class Header:
     `entry_format` names the V2 entry-block generation (alpha/beta/gamma) or None.
 
     `axis` is "time" for every trace with times; "order" when the file records none (an
-    Android 16 all-methods dump): the wall column then holds each event's position in its
-    thread (0, 1, 2, ...), so calls, counts, nesting and trees are exact and no duration
-    exists. `end_ns` is the moment of the dump on the wall axis and `monotonic_offset_ns` what
-    to add to a wall value to read it on CLOCK_MONOTONIC (both from an Android 16 dump's
-    summary packet, else None). `processes` lists the dumps found in an ANR report or a
+    Android 16 all-methods dump): the wall column then holds, per event, the number of calls
+    its thread entered before it (entries 0, 1, 2, ...; an exit shares the next entry's
+    number), so a call spans the calls of its subtree (itself included) and its self is 1:
+    calls, counts, nesting, trees and flame graphs (by count) are exact; no duration exists.
+    `end_ns` is the moment of the dump on the wall axis and `monotonic_offset_ns` what to add
+    to a wall value to read it on CLOCK_MONOTONIC (both from an Android 16 dump's summary
+    packet, else None). `processes` lists the dumps found in an ANR report or a
     bugreport (empty for any other input) and `process` the index of the one read.
     """
 

@@ -162,7 +162,8 @@ def _chosen(
                 count=len(dumps) - 1,
             ),
         )
-    trace.header = dataclasses.replace(trace.header, processes=dumps, process=index)
+    header = trace.header
+    trace.header = dataclasses.replace(header, pid=dumps[index].pid, processes=dumps, process=index)
     return trace
 
 

@@ -3,8 +3,10 @@
 Long-running methods: times (converted to ns from the unit `timed.time_unit` finds), each
 thread's blocks in time order (a dump to a file writes the flushed blocks last), backwards
 steps clamped. All methods: no times, so the axis is the order of events (`Header.axis =
-"order"`): each thread's events are numbered 0, 1, 2, ... in the order the dump holds them,
-and a wrapped ring's oldest slot is paired apart (`timeless.ring_seams`).
+"order"`): each event is placed at the number of calls its thread entered before it, in the
+order the dump holds them (entries 0, 1, 2, ...; an exit with the next entry), so a call spans
+the calls of its subtree, itself included, and its self is 1: trees and flame graphs come out
+by count. A wrapped ring's oldest slot is paired apart (`timeless.ring_seams`).
 """
 
 from __future__ import annotations
@@ -106,7 +108,9 @@ def all_methods(data: bytes | memoryview, found: Packets, source: str | None) ->
     n = len(order)
     new_thread = np.r_[True, thread_row[1:] != thread_row[:-1]] if n else np.zeros(0, bool)
     starts = np.flatnonzero(new_thread)
-    position = np.arange(n, dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    # the axis: calls entered before each event on its thread (an entry: its own number)
+    entered = np.cumsum(~is_exit, dtype=np.int64) - (~is_exit)
+    position = entered - np.repeat(entered[starts], np.diff(np.r_[starts, n]))
     segment = np.cumsum(new_thread | seam) - 1
     methods = methods_of(found, method_id[~is_exit], diags)
     methods, method = event_methods(
@@ -122,9 +126,9 @@ def all_methods(data: bytes | memoryview, found: Packets, source: str | None) ->
         Diagnostic(
             "no-times",
             "Android 16 low-overhead dump of all methods: ART records no times in this mode, so "
-            "the axis is the order of events (each thread's events numbered 0, 1, 2, ...): "
-            "calls, counts, nesting and trees are exact, durations do not exist. At most the "
-            "last 2,047 events per thread are kept, and only arm64 compiled code records: "
+            "the axis is the order of events (each thread's calls numbered 0, 1, 2, ... as "
+            "entered): calls, counts, nesting and trees are exact, durations do not exist. At "
+            "most the last 2,047 events per thread are kept, and only arm64 compiled code records: "
             "small leaf methods, interpreted frames and inlined callees never appear",
         ),
     )
