@@ -77,6 +77,11 @@ def _frame_line(f: Frame, depth: int, methods: MethodTable) -> str:
 
 def export_json(view: View, out: IO[Any], options: Options) -> None:
     """The summary as one JSON object (times in µs, null without times)."""
+    out.write(dumps(summary_json(view, options)) + "\n")
+
+
+def summary_json(view: View, options: Options) -> dict[str, Any]:
+    """`anr --json` and the viewer's /api/anr (docs/json.md)."""
     s = _summary(view, options)
     methods, th = view.methods, view.trace.threads
 
@@ -118,7 +123,7 @@ def export_json(view: View, out: IO[Any], options: Options) -> None:
         ],
         "diagnostics": diagnostics_json(view.diagnostics()),
     }
-    out.write(dumps(doc) + "\n")
+    return doc
 
 
 TEXT = Exporter("anr", (), False, "what was open and slow when an ANR hit", export_text)

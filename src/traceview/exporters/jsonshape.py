@@ -116,6 +116,14 @@ def header_json(trace: Trace) -> Json:
         "entry_format": h.entry_format,
         "record_size": h.record_size,
         "options": {visible(k): visible(v) for k, v in h.options.items()},
+        "axis": h.axis,
+        "end_us": us1(h.end_ns),
+        "monotonic_offset_ns": h.monotonic_offset_ns,
+        "processes": [
+            {"name": visible(d.name) if d.name else None, "pid": d.pid, "where": visible(d.where())}
+            for d in h.processes
+        ],
+        "process": h.process,
     }
 
 

@@ -304,3 +304,12 @@ def flame_answer(s: Session, kind: str, q: Query) -> Json:
         },
         "truncated": truncated,
     }
+
+
+def anr_answer(s: Session, q: Query) -> Json:
+    """/api/anr: the calls open at the dump and the slow calls (exporters/anr.py's JSON)."""
+    from traceview.analysis.view import View
+    from traceview.exporters import Options
+    from traceview.exporters.anr import summary_json
+
+    return summary_json(View(s, q), Options())

@@ -79,12 +79,15 @@ def create_app(
     guarded: bool = True,
     answer_bytes: int = MAX_ANSWER_BYTES,
     rename: Rename | None = None,
+    reopen: Callable[[int], Session] | None = None,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
     `guarded=False` leaves out viewer/guard.py (for an app mounted inside one that has it, as the
     service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
-    deobfuscation every answer's names get (also for uploaded traces)."""
+    deobfuscation every answer's names get (also for uploaded traces); `reopen(i)`: the
+    session of process `i` of the same ANR report (POST /api/process), None when it cannot
+    be read again."""
     state = _State(session, answer_bytes)
 
     def answer(
@@ -148,6 +151,24 @@ def create_app(
             ),
         )
 
+    def api_anr(request: Request) -> Response:
+        return answer(request, (), lambda s, p: viewer.anr_answer(s, s.query(rename=rename)))
+
+    async def api_process(request: Request) -> Response:
+        """Read another process's dump of the same ANR report (`pick`: its index)."""
+        if reopen is None:
+            return _error(400, "this viewer cannot switch processes (open the report again)")
+        try:
+            pick = int(request.query_params.get("pick", ""))
+            count = len(state.session.trace.header.processes)
+            if not 0 <= pick < count:
+                raise ValueError(f"pick must be 0 to {count - 1}")
+            new = await run_in_threadpool(reopen, pick)
+        except (ValueError, TraceError) as exc:
+            return _error(400, printable(str(exc).splitlines()[0] if str(exc) else "bad pick"))
+        state.replace(new)
+        return _json(encode(viewer.trace_answer(new)))
+
     def api_frames(request: Request) -> Response:
         return answer(
             request,
@@ -188,6 +209,8 @@ def create_app(
         Route("/api/flame", api_flame),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
+        Route("/api/anr", api_anr),
+        Route("/api/process", api_process, methods=["POST"]),
         Mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static"),
     ]
     app = Starlette(routes=routes)

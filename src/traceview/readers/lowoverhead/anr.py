@@ -168,11 +168,14 @@ def _chosen(
 
 
 def _pick(dumps: tuple[ProcessDump, ...], process: str | int | None) -> int:
-    """The index of the dump `process` names (a pid, or a name: exact, else a unique part)."""
+    """The index of the dump `process` names (a pid, `#N` for the N-th dump listed, or a name:
+    exact, else a unique part)."""
     if process is None:
         return 0
     text = str(process)
-    if text.isdigit():
+    if text.startswith("#") and text[1:].isdigit():
+        hits = [int(text[1:])] if int(text[1:]) < len(dumps) else []
+    elif text.isdigit():
         hits = [i for i, d in enumerate(dumps) if d.pid == int(text)]
     else:
         hits = [i for i, d in enumerate(dumps) if d.name == text]

@@ -187,6 +187,25 @@ export async function openTrace(file) {
   return body;
 }
 
+/** POST /api/process: read another process's dump of the same ANR report; resolves to the
+ * new /api/trace answer. */
+export async function pickProcess(pick) {
+  if (isReport()) throw new Error("this is a static report: open the report with `traceview FILE --process`");
+  const resp = await fetch(apiUrl("/api/process?pick=" + encodeURIComponent(String(pick))), {
+    method: "POST",
+    headers: { "X-Traceview": "1" },
+  });
+  let body = null;
+  try {
+    body = await resp.json();
+  } catch (_e) {
+    body = null;
+  }
+  if (!resp.ok) throw new Error((body && body.error) || resp.status + " " + resp.statusText);
+  cache.clear();
+  return body;
+}
+
 /** A short human note for a failed request (used by every view). */
 export function failureNote(err) {
   if (err instanceof NotPrecomputed) {

@@ -9,6 +9,7 @@ import { FrameBudget } from "./frames.js";
 import { HeaderPanel } from "./header.js";
 import { fmtDuration, plural } from "./format.js";
 import { ProfileTable } from "./profile.js";
+import { AnrPanel } from "./anr.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./state.js";
 import { savedTheme, setTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
@@ -208,6 +209,7 @@ function buildViews() {
   views.bottomup = new CallTree($("tab-bottomup"), "bottomup");
   views.frames = new FrameBudget($("tab-frames"), zoomTo);
   views.header = new HeaderPanel($("tab-header"), $("banners"));
+  views.anr = new AnrPanel($("tab-anr"), $("anr-tab"), async (pick) => loadAll(await api.pickProcess(pick)));
   const pick = $("chart-thread");
   views.chart = new Timeline($("chart"), { single: 0 });
   views.chart.root.dataset.keys = "focus";

@@ -76,6 +76,7 @@ export class HeaderPanel {
     const t = state.trace;
     const h = t.header;
     const out = [];
+    if (h.axis === "order") out.push(["info", "Order of events — this file has no times (an Android 16 all-methods dump): the axis counts the calls entered, so widths are call counts; no duration exists."]);
     if (h.overflow) out.push(["warn", "The trace buffer overflowed (data-file-overflow=true): recording stopped early, later activity is missing."]);
     if (t.estimates || h.sampled) {
       const iv = h.sampling_interval_us ? " (interval ≈ " + fmtDuration(h.sampling_interval_us) + ")" : "";
