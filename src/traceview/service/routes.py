@@ -328,7 +328,8 @@ def create_service(
             out = io.StringIO()
             view = View(s, s.query(threads=[thread]))
             title = f"{s.trace.threads.label(thread)} ({s.trace.source})"
-            exporters.get("svg").export(view, out, exporters.Options(title=title))
+            svg = exporters.get("svg")
+            svg.export(view, out, svg.options(title=title))
             return out.getvalue().encode()
 
         data = await cached(entry, f"/flame/{thread}.svg", build)
@@ -349,7 +350,7 @@ def create_service(
 
         def build() -> bytes:
             out = io.StringIO()
-            exporters.get("report").export(View(s, s.query()), out, exporters.Options())
+            exporters.get("report").export(View(s, s.query()), out)
             return out.getvalue().encode()
 
         data = await cached(entry, "/report.html", build)

@@ -1,7 +1,8 @@
-"""The `report` exporter: the viewer as one self-contained HTML file (file://, offline).
+"""The `report` format: the viewer as one self-contained HTML file (file://, offline).
 
 It holds the API requests the UI makes first, answered ahead of time (`precompute`), packaged
-with the static UI by `htmlpage.package`.
+with the static UI by `viewer/page.py`. Registered in `exporters.REGISTRY` by its module path
+(the exporters never import the viewer).
 
 Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
 and the three flame kinds on each clock, relations of the methods with the most inclusive time,
@@ -12,6 +13,7 @@ docs/web-api.md.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
@@ -19,17 +21,27 @@ import numpy as np
 from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.jsonshape import encode
 from traceview.viewer import answers
 from traceview.viewer import page as htmlpage
 from traceview.viewer.answers import request_key
 from traceview.viewer.page import static_dir
 
+NAME = "report"
+SUFFIXES = (".html", ".htm")
+BINARY = False
+SUBJECT = "view"
 BUDGET = 20 << 20  # bytes of precomputed timeline tiles
 CALL_BUDGET = 3 << 19  # bytes of /api/call answers (hover details), at most budget // 4
 RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive time first)
 HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
+
+
+@dataclass(frozen=True)
+class Options:
+    """`budget_bytes`: how many bytes of timeline tiles the page may precompute."""
+
+    budget_bytes: int = BUDGET
 
 
 def precompute(
@@ -164,15 +176,5 @@ def _complete(tile: dict[str, Any]) -> bool:
 
 def export(view: View, out: IO[Any], options: Options) -> None:
     """Write the report page for the view's session (the UI makes its own selections)."""
-    budget = BUDGET if options.budget_bytes is None else options.budget_bytes
-    data = precompute(view.session, budget, view.query.rename)
+    data = precompute(view.session, options.budget_bytes, view.query.rename)
     out.write(htmlpage.render(static_dir(), data))
-
-
-REPORT = Exporter(
-    name="report",
-    suffixes=(".html", ".htm"),
-    binary=False,
-    description="the viewer as one self-contained HTML file (works offline)",
-    export=export,
-)
