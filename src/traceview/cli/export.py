@@ -32,7 +32,8 @@ def listing() -> str:
     lines = ["formats (--format, or guessed from these suffixes):"]
     for name in ONE_TRACE:
         _, suffixes, _, _, description = REGISTRY[name]
-        lines.append(f"  {name:<19} {' '.join(suffixes) or '-':<36} {description}")
+        lines.append(f"  {name:<19} {' '.join(suffixes) or '(no suffix)'}")
+        lines.append(f"  {'':<19} {description}")
     return "\n".join(lines)
 
 
