@@ -1,9 +1,9 @@
 // Timeline thread rows: each row's label (checkbox, twisty, name, "only", busy time) and the
 // stem of a deep thread (outer levels holding one call each), which a row starts below.
 
-import { el } from "./dom.js";
-import { fmtDuration } from "./format.js";
-import { setThreads, state } from "./state.js";
+import { el } from "../lib/dom.js";
+import { fmtDuration } from "../lib/format.js";
+import { setThreads, state } from "../lib/state.js";
 
 export const COLLAPSED_DEPTH = 2; // levels shown by a compact thread row: 40 px, so 25 rows fit on 1000 px
 

@@ -1,0 +1,34 @@
+"""The viewer's static UI as shipped: which files of `viewer/static` the browser gets, served by
+the live server and the service (`viewer/app.py` `static_files`) and packed into the report
+(`viewer/page.py`).
+
+`static/` may have folders; every file in it is an asset except the JavaScript unit tests
+(`*.test.js`, run by `node --test`), which are never served nor packed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+TEST_SUFFIX = ".test.js"
+
+
+def static_dir() -> Path:
+    """The viewer's static UI (package data), read as files: served live and packed."""
+    return Path(str(resources.files("traceview") / "viewer" / "static"))
+
+
+def shipped(name: str) -> bool:
+    """True for a path under `static/` the browser may get (not a unit test)."""
+    return not PurePosixPath(name).name.endswith(TEST_SUFFIX)
+
+
+def modules(folder: Path) -> Iterator[tuple[str, str]]:
+    """Every shipped JS module under `folder` as (path relative to it, with `/`; source), in
+    path order."""
+    for path in sorted(folder.rglob("*.js")):
+        name = path.relative_to(folder).as_posix()
+        if shipped(name):
+            yield name, path.read_text(encoding="utf-8")
