@@ -3,7 +3,8 @@ the live server and the service (`viewer/app.py` `static_files`) and packed into
 (`viewer/page.py`).
 
 `static/` may have folders; every file in it is an asset except the JavaScript unit tests
-(`*.test.js`, run by `node --test`), which are never served nor packed.
+(`*.test.js`) and the `package.json` that lets `node --test` load the modules as ES modules:
+those are never served, packed or put in the wheel (pyproject.toml).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 TEST_SUFFIX = ".test.js"
+NODE_ONLY = ("package.json",)  # at the top of static/
 
 
 def static_dir() -> Path:
@@ -21,8 +23,9 @@ def static_dir() -> Path:
 
 
 def shipped(name: str) -> bool:
-    """True for a path under `static/` the browser may get (not a unit test)."""
-    return not PurePosixPath(name).name.endswith(TEST_SUFFIX)
+    """True for a path under `static/` the browser may get (not a unit test, not node's)."""
+    path = PurePosixPath(name.lstrip("/"))
+    return not path.name.endswith(TEST_SUFFIX) and path.as_posix() not in NODE_ONLY
 
 
 def modules(folder: Path) -> Iterator[tuple[str, str]]:

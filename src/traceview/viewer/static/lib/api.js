@@ -26,7 +26,7 @@ export function keyOf(path, params) {
 /** Raised when a report does not hold the answer to a request. */
 export class NotPrecomputed extends Error {
   constructor(key) {
-    super("not precomputed in this report");
+    super("not precomputed in this report: " + key);
     this.key = key;
   }
 }

@@ -12,13 +12,13 @@ export function levelFor(tiling, spanUs, viewUs, px) {
   return Math.max(0, Math.min(tiling.max_level, Math.ceil(Math.log2(Math.max(want, 1)))));
 }
 
-/** The tile indices [first, last] of `level` covering [v0, v1] inside [start, end). */
+/** The tile indices [first, last] of `level` covering [v0, v1] inside [start, end), always
+ * tiles that exist (a view past either end of the trace gets the tile at that end). */
 export function tilesFor(start, end, level, v0, v1) {
   const n = Math.pow(2, level);
   const ts = (end - start) / n;
-  const first = Math.max(0, Math.floor((v0 - start) / ts));
-  const last = Math.min(n - 1, Math.floor((v1 - start) / ts));
-  return [first, last];
+  const at = (v) => Math.min(n - 1, Math.max(0, Math.floor((v - start) / ts)));
+  return [at(v0), at(v1)];
 }
 
 const TIMELINE = "/api/timeline";
