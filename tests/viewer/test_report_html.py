@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import keyed, report_answers
+from support.browserkit import keyed, report_answers, report_entries, request_key
 from support.tracebuild import make_trace
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.analysis.session import Session
@@ -228,3 +228,34 @@ def test_partial_budget_keeps_whole_levels_per_thread() -> None:
             up = f"/api/timeline?level={lv - 1}&thread={ans['thread']}&tile={k // 2}"
             assert up in held and not held[up].get("complete")
     assert len(held) < sum(k.startswith("/api/timeline") for k in full)
+
+
+def test_report_answers_are_the_servers(page: str) -> None:
+    """Each answer a report holds is what the live server answers to the same request (the
+    URL the UI would send: its path and parameters), the report's marks aside."""
+    import warnings
+    from urllib.parse import urlencode
+
+    from traceview.viewer.app import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    trace = viewer_trace()
+    trace.validate()
+    client = TestClient(create_app(Session(trace)), base_url="http://127.0.0.1")
+    held = inlined(page)
+    entries = report_entries(page)
+    assert len(held) == len(entries) > 20  # one entry per request
+    for path, params, _ in entries:
+        key = request_key(path, params)
+        url = path + ("?" + urlencode(params) if params else "")
+        live = client.get(url)
+        assert live.status_code == 200, url
+        want, got = live.json(), held[key]
+        if path == "/api/trace":
+            assert got.pop("live") is False and want.pop("live") is True
+            assert got.pop("report")["timeline_levels"] >= 1
+        got.pop("complete", None)
+        assert json.loads(json.dumps(got)) == want, url
