@@ -40,7 +40,7 @@ def run_node(static: Path, reports: list[Path]) -> subprocess.CompletedProcess[s
     assert NODE is not None
     env = {**os.environ, "TRACEVIEW_REPORTS": os.pathsep.join(str(p) for p in reports)}
     return subprocess.run(
-        [NODE, "--test", *js_tests(static)],
+        [NODE, "--test", "--test-reporter=tap", *js_tests(static)],
         cwd=static,
         env=env,
         capture_output=True,
