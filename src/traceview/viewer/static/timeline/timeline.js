@@ -7,12 +7,10 @@ import { isMatch, methodColor, on, select, setRange, shortName, state } from "..
 import { colors } from "../lib/theme.js";
 import { fillCallTip } from "./calltip.js";
 import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
-import { COLLAPSED_DEPTH, stemOf, threadLabel } from "./threadrows.js";
+import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
 
-const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
-const MAX_DEPTH = 200;
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
@@ -130,23 +128,11 @@ export class Timeline {
     if (!state.trace) return;
     this.clock = state.clock;
     const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
-    const busy = (t) => (state.clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
-    if (this.sort === "name") threads.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
-    else if (this.sort === "busy") threads.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
-    let y = 0;
-    this.rows = threads.map((t) => {
-      // a row starts below its stem (keeping the stem's last frame) unless opened by hand,
-      // so the first levels shown are where the thread's time splits
-      const stem = this.stems.get(t.row) || 0;
-      const skip = stem > 2 && this.expanded.get(t.row) !== true ? stem - 1 : 0;
-      const full = Math.max(1, Math.min(this.depths.get(t.row) || 1, MAX_DEPTH) - skip);
-      const depth = this.isOpen(t) ? full : Math.min(full, COLLAPSED_DEPTH);
-      const h = PAD + depth * STRIP + HL + 2;
-      const row = { thread: t.row, y, h, depth, full, skip, compact: depth < full };
-      y += h;
-      return row;
-    });
-    this.spacer.style.height = y + "px";
+    const busy = busyOn(state.clock);
+    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded };
+    const { rows, height } = layoutRows(threads, this.sort, busy, shape, (t) => this.isOpen(t));
+    this.rows = rows;
+    this.spacer.style.height = height + "px";
     this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t)));
     setChildren(this.spacer, this.labels);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
@@ -183,9 +169,7 @@ export class Timeline {
   }
 
   learnDepth(thread, tile) {
-    let d = 0;
-    for (const v of tile.rects.depth) if (v + 1 > d) d = v + 1;
-    for (const v of tile.merged.depth) if (v + 1 > d) d = v + 1;
+    const d = tileDepth(tile);
     const stem = stemOf(tile, d);
     if (d !== (this.depths.get(thread) || 0) || stem !== (this.stems.get(thread) || 0)) {
       this.depths.set(thread, Math.max(d, 1));
