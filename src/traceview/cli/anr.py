@@ -10,7 +10,7 @@ import argparse
 
 from traceview.analysis.view import View
 from traceview.cli import options
-from traceview.exporters import Options, get
+from traceview.exporters import get
 
 
 def main(argv: list[str]) -> int:
@@ -29,6 +29,6 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     session = options.open_trace(args.trace, args)
     view = View(session, session.query(rename=options.rename(args.mapping, session)))
-    opts = Options(limit=args.limit, threshold=args.min)
-    options.write(get("anr-json" if args.json else "anr"), view, args.output, opts)
+    fmt = get("anr-json" if args.json else "anr")
+    options.write(fmt, view, args.output, fmt.options(limit=args.limit, min_ms=args.min))
     return 0

@@ -1,7 +1,8 @@
 """The options every command shares, defined once: the trace, the selection (`--thread`,
 `--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the
-one function that opens a trace for every command and the one that turns the parsed selection
-into a `Query`.
+one function that opens a trace for every command, the one that turns the parsed selection
+into a `Query`, the one that builds a format's own options from the flags given (refusing a
+flag the format does not take) and the one that writes a format's output.
 
 Errors a user can cause raise `CliError` (one line; `cli/__init__.py` prints it and exits 2).
 """
@@ -20,8 +21,7 @@ from traceview.analysis.query import Query, Rename
 from traceview.analysis.query import duration_ns as parse_duration
 from traceview.analysis.session import Session
 from traceview.analysis.threads import UnknownThread
-from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
+from traceview.exporters import Format
 from traceview.model import printable
 
 
@@ -241,9 +241,35 @@ def output(target: str | None, binary: bool = False) -> Iterator[IO[Any]]:
         tmp.unlink(missing_ok=True)
 
 
-def write(
-    exporter: Exporter[View], view: View, target: str | None, options: Options | None = None
-) -> None:
-    """Render `view` with `exporter` to `target` (stdout for None or -)."""
-    with output(target, exporter.binary) as out:
-        exporter.export(view, out, options or Options())
+def format_options(
+    command: str, fmt: Format, args: argparse.Namespace, flags: dict[str, str]
+) -> Any:
+    """`fmt`'s own options from the format flags the user gave. `flags` maps each option the
+    command offers to its spelling (`{"merge_threads": "--merge-threads"}`); a flag not given
+    is None in `args`. A given flag the format does not take is a one-line `CliError`."""
+    takes = fmt.flags()
+    given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
+    for name in given:
+        if name not in takes:
+            offered = ", ".join(flags[n] for n in flags if n in takes)
+            what = f"it takes: {offered}" if offered else "it takes none of these options"
+            if not takes:
+                what = "it takes no options"
+            raise CliError(f"{command}: {flags[name]} does not apply to {fmt.name} ({what})")
+    return fmt.options(**given)
+
+
+def write(fmt: Format, subject: Any, target: str | None, options: Any = None) -> None:
+    """Render `subject` with the format `fmt` (its own `options`, default its defaults) to
+    `target`: stdout for None or -, else the file; a `directory` format writes the directory
+    `target` (never stdout; a missing optional dependency is a one-line error)."""
+    if fmt.subject == "directory":
+        if target in (None, "-"):
+            raise CliError(f"{fmt.name} writes a directory: give -o DIR")
+        try:
+            fmt.export(subject, target, options)
+        except ImportError as exc:
+            raise CliError(str(exc)) from None
+        return
+    with output(target, fmt.binary) as out:
+        fmt.export(subject, out, options)

@@ -1,24 +1,36 @@
-"""The `anr` exporters: what was slow when an ANR hit (analysis/anr.py) — the dump's process,
-each thread's calls open at the dump (the main thread first), then the calls over ART's
-threshold with their callers, longest first — as text (`TEXT`) or JSON (`JSON`)."""
+"""The `anr` format: what was slow when an ANR hit (analysis/anr.py) — the dump's process, each
+thread's calls open at the dump (the main thread first), then the calls over ART's threshold
+with their callers, longest first — as text (`exporters/anr_json.py` writes it as JSON)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, Any
 
 from traceview.analysis.anr import AnrSummary, Frame, anr_summary
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import diagnostics_json, dumps
 from traceview.exporters.notes import note_lines
-from traceview.model import MethodTable, printable, visible
+from traceview.model import MethodTable, printable
 
-CALLERS_SHOWN = 12  # callers printed under a slow call in the text form
+NAME = "anr"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "view"
+CALLERS_SHOWN = 12  # callers printed under a slow call
 
 
-def _summary(view: View, options: Options) -> AnrSummary:
-    limit = options.limit if options.limit is not None else 50
-    minimum = options.threshold * 1_000_000 if options.threshold is not None else None
+@dataclass(frozen=True)
+class Options:
+    """`limit`: the slow calls listed; `min_ms`: list calls of at least this many ms instead
+    of ART's threshold."""
+
+    limit: int = 50
+    min_ms: int | None = None
+
+
+def summarise(view: View, limit: int, min_ms: int | None) -> AnrSummary:
+    """The analysis the text and JSON forms show."""
+    minimum = min_ms * 1_000_000 if min_ms is not None else None
     return anr_summary(view.session, limit=limit, minimum_ns=minimum)
 
 
@@ -37,9 +49,9 @@ def _process(view: View) -> str:
     return f"file {printable(str(view.trace.source))}"
 
 
-def export_text(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The summary as text."""
-    s = _summary(view, options)
+    s = summarise(view, options.limit, options.min_ms)
     methods, th = view.methods, view.trace.threads
     lines = [_process(view)]
     if s.timeless:
@@ -73,58 +85,3 @@ def export_text(view: View, out: IO[Any], options: Options) -> None:
 
 def _frame_line(f: Frame, depth: int, methods: MethodTable) -> str:
     return f"  {_s(f.ns, f.at_least):>11}  {'  ' * depth}{printable(methods.label(f.method))}"
-
-
-def export_json(view: View, out: IO[Any], options: Options) -> None:
-    """The summary as one JSON object (times in µs, null without times)."""
-    out.write(dumps(summary_json(view, options)) + "\n")
-
-
-def summary_json(view: View, options: Options) -> dict[str, Any]:
-    """`anr --json` and the viewer's /api/anr (docs/json.md)."""
-    s = _summary(view, options)
-    methods, th = view.methods, view.trace.threads
-
-    def us(ns: int | None) -> float | None:
-        return None if ns is None else ns / 1000
-
-    def name(m: int) -> str:
-        return visible(methods.label(m))
-
-    h = view.trace.header
-    dump = h.processes[h.process] if h.process is not None and h.processes else None
-    doc = {
-        "file": visible(view.trace.source) if view.trace.source else None,
-        "process": {"name": visible(dump.name or ""), "pid": dump.pid} if dump else None,
-        "times": not s.timeless,
-        "dump_us": us(s.end_ns),
-        "threshold_us": us(s.threshold_ns),
-        "open": [
-            {
-                "thread": {"id": int(th.id[t]), "name": visible(th.label(t)), "main": t == s.main},
-                "frames": [
-                    {"method": name(f.method), "open_us": us(f.ns), "at_least": f.at_least}
-                    for f in frames
-                ],
-            }
-            for t, frames in s.stacks
-        ],
-        "slow_total": s.slow_total,
-        "slow": [
-            {
-                "thread": {"id": int(th.id[c.thread]), "name": visible(th.label(c.thread))},
-                "method": name(c.method),
-                "start_us": us(c.start_ns),
-                "duration_us": us(c.ns),
-                "at_least": c.at_least,
-                "callers": [name(m) for m in c.callers],
-            }
-            for c in s.slow
-        ],
-        "diagnostics": diagnostics_json(view.diagnostics()),
-    }
-    return doc
-
-
-TEXT = Exporter("anr", (), False, "what was open and slow when an ANR hit", export_text)
-JSON = Exporter("anr-json", (), False, "the same as one JSON object", export_json)

@@ -1,19 +1,29 @@
-"""The `info` exporters: what a trace file is and what the reader and the engine repaired —
+"""The `info` format: what a trace file is and what the reader and the engine repaired —
 variant, version, clock, VM, pid, start, duration, records, threads with their record counts,
 methods declared and used, every option of the key section, an Android 16 dump's axis, end and
-monotonic offset and the processes of an ANR report, diagnostics — as text (`TEXT`) or
-JSON (`JSON`)."""
+monotonic offset and the processes of an ANR report, diagnostics — as aligned text
+(`summary` holds the facts; `exporters/info_json.py` writes them as JSON)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import diagnostics_json, dumps
+from traceview.exporters.jsonshape import diagnostics_json
 from traceview.model import ProcessDump, Trace, printable, visible
+
+NAME = "info"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`info` takes no options: it shows every fact."""
 
 
 def summary(view: View) -> dict[str, object]:
@@ -165,15 +175,6 @@ def _dump_lines(info: dict[str, object]) -> list[str]:
     return lines
 
 
-def export_text(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The facts as aligned text."""
     out.write(render_text(summary(view)))
-
-
-def export_json(view: View, out: IO[Any], options: Options) -> None:
-    """The facts as one JSON object."""
-    out.write(dumps(summary(view)) + "\n")
-
-
-TEXT = Exporter("info", (), False, "what the file is and what was repaired", export_text)
-JSON = Exporter("info-json", (), False, "the same as one JSON object", export_json)

@@ -2,10 +2,10 @@
 // (main first) and the calls over ART's threshold with their callers, from /api/anr; a
 // process picker switches to another dump of the same report (POST /api/process).
 
-import * as api from "./api.js";
-import { el, note, setChildren } from "./dom.js";
-import { fmtDuration } from "./format.js";
-import { on, state } from "./state.js";
+import * as api from "../lib/api.js";
+import { el, note, setChildren } from "../lib/dom.js";
+import { fmtDuration } from "../lib/format.js";
+import { on, state } from "../lib/state.js";
 
 /** Whether the trace is one the panel has something to say about. */
 export function hasAnr(trace) {

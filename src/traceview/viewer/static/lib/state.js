@@ -1,7 +1,5 @@
 // Shared viewer state (trace, selection, time range, clock, threads, my-code, search) and a
-// tiny event bus: views subscribe to the events they repaint on.
-
-import { el } from "./dom.js";
+// tiny event bus: views subscribe to the events they repaint on. No DOM: views build that.
 
 const listeners = new Map();
 
@@ -161,12 +159,6 @@ export function label(method) {
 export function obfuscated(method) {
   const o = state.methods && state.methods.obfuscated;
   return o && method >= 0 ? String(o[method] || "") : "";
-}
-
-// The tooltips' extra line naming the obfuscated name (none when not renamed), to spread in.
-export function obfuscatedLine(method) {
-  const o = obfuscated(method);
-  return o ? [el("div", { class: "tip-obf" }, "obfuscated: " + o)] : [];
 }
 
 // A method's tooltip: its label, and the obfuscated name it was renamed from.

@@ -1,10 +1,11 @@
 // Top-down and bottom-up call trees: /api/flame?kind=topdown|bottomup nodes shown as an
 // expandable, virtualised tree table (total, self, calls); clicking a row selects the method.
 
-import * as api from "./api.js";
-import { el, marked, note, setChildren, visibleBand } from "./dom.js";
-import { fmtMs, fmtPct } from "./format.js";
-import { label, methodColor, on, queryParams, select, state, tooltip } from "./state.js";
+import * as api from "../lib/api.js";
+import { el, marked, note, setChildren, visibleBand } from "../lib/dom.js";
+import { fmtMs, fmtPct } from "../lib/format.js";
+import { label, methodColor, on, queryParams, select, state, tooltip } from "../lib/state.js";
+import { PanelLoad } from "./load.js";
 
 const ROW_H = 20;
 const AUTO_OPEN = 0.05; // open children heavier than 5 % of the total on load
@@ -15,9 +16,16 @@ export class CallTree {
     this.kind = kind;
     this.data = null;
     this.open = new Set();
-    this.gen = 0;
-    this.dirty = true;
     this.cursor = -1;
+    this.loader = new PanelLoad(root, () => (state.trace ? ["/api/flame", queryParams({ kind })] : null), {
+      started: () => setChildren(this.msg, note("loading…")),
+      loaded: (data) => this.loaded(data),
+      failed: (err) => {
+        this.data = null;
+        setChildren(this.msg, note(api.failureNote(err)));
+        this.flatten();
+      },
+    });
     root.classList.add("ctree");
     this.msg = el("div", { class: "fl-msg" });
     this.head = el(
@@ -52,44 +60,25 @@ export class CallTree {
   }
 
   invalidate() {
-    this.dirty = true;
-    if (this.root.offsetParent) this.load();
+    this.loader.invalidate();
   }
 
   show() {
-    if (this.dirty) this.load();
-    else this.render();
+    if (!this.loader.show()) this.render();
   }
 
-  load() {
-    if (!state.trace) return;
-    this.dirty = false;
-    const gen = ++this.gen;
-    setChildren(this.msg, note("loading…"));
-    this.root.classList.add("busy");
-    api.get("/api/flame", queryParams({ kind: this.kind })).then(
-      (data) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        setChildren(this.msg);
-        this.data = data;
-        const N = data.nodes;
-        this.kids = N.method.map(() => []);
-        this.roots = [];
-        N.parent.forEach((p, i) => (p < 0 ? this.roots : this.kids[p]).push(i));
-        const byWidth = (a, b) => N.width[b] - N.width[a] || a - b;
-        this.roots.sort(byWidth);
-        for (const k of this.kids) k.sort(byWidth);
-        this.expandAll(true);
-      },
-      (err) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        this.data = null;
-        setChildren(this.msg, note(api.failureNote(err)));
-        this.flatten();
-      },
-    );
+  /** A new tree: children of each node by width, the heavy ones open. */
+  loaded(data) {
+    setChildren(this.msg);
+    this.data = data;
+    const N = data.nodes;
+    this.kids = N.method.map(() => []);
+    this.roots = [];
+    N.parent.forEach((p, i) => (p < 0 ? this.roots : this.kids[p]).push(i));
+    const byWidth = (a, b) => N.width[b] - N.width[a] || a - b;
+    this.roots.sort(byWidth);
+    for (const k of this.kids) k.sort(byWidth);
+    this.expandAll(true);
   }
 
   expandAll(heavy) {

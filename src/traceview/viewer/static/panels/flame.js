@@ -1,11 +1,12 @@
 // Flame graph view: the merged call tree from /api/flame?kind=graph painted as an icicle
 // (roots on top), for the selected threads or one thread; click selects, double-click zooms.
 
-import * as api from "./api.js";
-import { el, note, setChildren, sizedContext } from "./dom.js";
-import { fmtDuration, fmtPct } from "./format.js";
-import { isMatch, label, methodColor, obfuscatedLine, on, queryParams, select, shortName, state } from "./state.js";
-import { colors, faded, textColorOn } from "./theme.js";
+import * as api from "../lib/api.js";
+import { el, note, obfuscatedLine, setChildren, sizedContext } from "../lib/dom.js";
+import { fmtDuration, fmtPct } from "../lib/format.js";
+import { isMatch, label, methodColor, obfuscated, on, queryParams, select, shortName, state } from "../lib/state.js";
+import { colors, faded, textColorOn } from "../lib/theme.js";
+import { PanelLoad } from "./load.js";
 
 const FRAME_H = 17;
 
@@ -15,8 +16,22 @@ export class FlameGraph {
     this.data = null;
     this.zoom = null; // [x0, x1] µs
     this.thread = "sel"; // "sel" = the selected threads, or a thread row
-    this.gen = 0;
-    this.dirty = true;
+    this.loader = new PanelLoad(root, () => this.request(), {
+      started: () => setChildren(this.msg, note("loading…")),
+      loaded: (data) => {
+        this.data = data;
+        this.zoom = null;
+        setChildren(this.msg);
+        const n = data.nodes.method.length;
+        this.info.textContent = n + " frames, total " + fmtDuration(data.total) + (data.dropped ? ", " + data.dropped + " narrow frames not drawn" : "") + (data.truncated ? ", deepest levels cut" : "");
+        this.draw();
+      },
+      failed: (err) => {
+        this.data = null;
+        setChildren(this.msg, note(api.failureNote(err)));
+        this.draw();
+      },
+    });
     root.classList.add("flame");
     this.pick = el("select", { class: "thread-pick", title: "Threads aggregated", onchange: (e) => this.setThread(e.target.value) });
     this.info = el("span", { class: "muted" });
@@ -70,44 +85,21 @@ export class FlameGraph {
     this.draw();
   }
 
-  /** Mark the data stale; it is fetched when the view is next shown. */
+  /** The flame graph's request for the current selection (null without a trace). */
+  request() {
+    if (!state.trace) return null;
+    const extra = { kind: "graph" };
+    if (this.thread !== "sel") extra.threads = this.thread;
+    return ["/api/flame", queryParams(extra)];
+  }
+
+  /** Mark the data stale; it is fetched now if shown, else when the view is next shown. */
   invalidate() {
-    this.dirty = true;
-    if (this.root.offsetParent) this.load();
+    this.loader.invalidate();
   }
 
   show() {
-    if (this.dirty) this.load();
-    else this.draw();
-  }
-
-  load() {
-    if (!state.trace) return;
-    this.dirty = false;
-    const extra = { kind: "graph" };
-    if (this.thread !== "sel") extra.threads = this.thread;
-    const gen = ++this.gen;
-    setChildren(this.msg, note("loading…"));
-    this.root.classList.add("busy");
-    api.get("/api/flame", queryParams(extra)).then(
-      (data) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        this.data = data;
-        this.zoom = null;
-        setChildren(this.msg);
-        const n = data.nodes.method.length;
-        this.info.textContent = n + " frames, total " + fmtDuration(data.total) + (data.dropped ? ", " + data.dropped + " narrow frames not drawn" : "") + (data.truncated ? ", deepest levels cut" : "");
-        this.draw();
-      },
-      (err) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        this.data = null;
-        setChildren(this.msg, note(api.failureNote(err)));
-        this.draw();
-      },
-    );
+    if (!this.loader.show()) this.draw();
   }
 
   view() {
@@ -143,7 +135,7 @@ export class FlameGraph {
       const m = N.method[i];
       const col = methodColor(m);
       const dim = searching && !isMatch(m);
-      ctx.fillStyle = dim ? faded(col) : col;
+      ctx.fillStyle = dim ? faded(col, c.bg) : col;
       const xa = Math.max(x0, -1);
       const wa = Math.min(x0 + w, W + 1) - xa;
       ctx.fillRect(xa, y, Math.max(wa - 1, 0.5), FRAME_H - 1);
@@ -189,7 +181,7 @@ export class FlameGraph {
     setChildren(
       this.tip,
       el("div", { class: "tip-title" }, label(N.method[n])),
-      ...obfuscatedLine(N.method[n]),
+      ...obfuscatedLine(obfuscated(N.method[n])),
       el("div", null, "total " + fmtDuration(N.width[n]) + " (" + fmtPct(N.width[n], this.data.total) + ") " + clock),
       el("div", null, "self " + fmtDuration(N.self[n]) + " · calls " + N.calls[n]),
     );

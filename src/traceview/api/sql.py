@@ -1,27 +1,24 @@
-"""SQL over one trace or a thousand (optional extra `data`: DuckDB and pyarrow), the engine of
-`traceview sql`.
+"""SQL over one trace or a thousand (optional extra `data`: DuckDB), the query engine of
+`traceview sql` over the API's tables.
 
-Each trace's tables (`analysis.tables`: calls, methods, threads, edges) are written once as
-Parquet files in a directory (`write_tables`); `run` opens an in-memory DuckDB, defines one
-view per table over every directory's file, with a leading `trace` column naming the trace
-when several are queried, and runs the user's SQL. DuckDB reads only the columns and files a
-query needs, so a group-by across a hundred traces reads a few columns of each, in parallel.
-Where the directories live (a cache, a temporary folder) is the caller's choice.
+Each trace's tables (`api/tables.py`: calls, methods, threads, edges) are Parquet files in a
+directory of their own (the `parquet` format writes them; `complete` says a directory holds
+them all); `run` opens an in-memory DuckDB, defines one view per table over every directory's
+file, with a leading `trace` column naming the trace when several are queried, and runs the
+user's SQL. DuckDB reads only the columns and files a query needs, so a group-by across a
+hundred traces reads a few columns of each, in parallel. Where the directories live (a cache,
+a temporary folder) and how results are shown is the caller's choice (`cli/sql.py`).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from traceview.analysis.view import View
 from traceview.api.table import optional
 from traceview.api.tables import SQL_TABLES
-from traceview.exporters.parquet import write_files
 
 SOURCES = "traceview_sources"  # the helper table mapping a Parquet file to its trace
 
@@ -48,28 +45,8 @@ class Result:
 
 
 def complete(directory: Path) -> bool:
-    """True when `directory` holds every table (written whole by `write_tables`)."""
+    """True when `directory` holds every table the views read."""
     return all((directory / f"{name}.parquet").is_file() for name in SQL_TABLES)
-
-
-def write_tables(view: View, directory: Path) -> None:
-    """`directory/{calls,methods,threads,edges}.parquet` for `view`, all or nothing: written
-    in a sibling temporary folder renamed into place (a concurrent writer of the same trace
-    loses the race harmlessly)."""
-    optional("pyarrow.parquet", "traceview sql")
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
-        write_files(view, tmp)
-        try:
-            tmp.rename(directory)
-        except OSError:
-            if not complete(directory):
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run(sources: Sequence[Source], sql: str, trace_column: bool) -> Result:

@@ -1,18 +1,18 @@
 // The timeline's hover tooltip: a strip's method, start and duration at once, then its
 // inclusive/exclusive times on both clocks, off-CPU time and flags from /api/call/{row}.
 
-import * as api from "./api.js";
-import { el, setChildren } from "./dom.js";
-import { fmtDuration, plural } from "./format.js";
-import { label, obfuscatedLine, state } from "./state.js";
+import * as api from "../lib/api.js";
+import { el, obfuscatedLine, setChildren } from "../lib/dom.js";
+import { fmtDuration, plural } from "../lib/format.js";
+import { label, obfuscated } from "../lib/state.js";
 
-/** Fill `tl.tip` for a hovered strip: what the tile knows, then /api/call/{row} (both clocks). */
-export function fillCallTip(tl, hit) {
-  const gen = ++tl.tipGen;
-  const base = state.trace.time.start_us;
+/** Fill the tooltip `box` for a hovered strip `hit` (Timeline.hitTest's): what the tile knows,
+ * then /api/call/{row} (both clocks) while `current()` says the tip still shows that strip;
+ * times are shown from `base` (the trace's start, µs). */
+export function fillCallTip(box, hit, base, current) {
   if (hit.merged) {
     setChildren(
-      tl.tip,
+      box,
       el("div", { class: "tip-title" }, plural(hit.count, "call") + " too short to draw at this zoom"),
       el("div", null, "from " + fmtDuration(hit.start - base) + " to " + fmtDuration(hit.end - base) + "; zoom in to see them"),
     );
@@ -20,15 +20,15 @@ export function fillCallTip(tl, hit) {
   }
   const lines = el("div", { class: "tip-grid" }, "loading…");
   setChildren(
-    tl.tip,
+    box,
     el("div", { class: "tip-title" }, label(hit.method)),
-    ...obfuscatedLine(hit.method),
+    ...obfuscatedLine(obfuscated(hit.method)),
     el("div", null, "start " + fmtDuration(hit.start - base) + " · duration " + fmtDuration(hit.end - hit.start)),
     lines,
   );
   api.get("/api/call/" + hit.call).then(
     (call) => {
-      if (gen !== tl.tipGen) return;
+      if (!current()) return;
       const row = (name, incl, excl) =>
         incl === null || incl === undefined ? [] : [el("span", null, name), el("span", null, "incl " + fmtDuration(incl)), el("span", null, "excl " + fmtDuration(excl))];
       const cells = [
@@ -42,7 +42,7 @@ export function fillCallTip(tl, hit) {
       if (call.flags && call.flags.length) lines.after(el("div", { class: "tip-flags" }, call.flags.join(", ")));
     },
     (err) => {
-      if (gen !== tl.tipGen) return;
+      if (!current()) return;
       // a report holds the details of some calls only: without them the tip is just shorter
       if (err instanceof api.NotPrecomputed) lines.remove();
       else setChildren(lines, api.failureNote(err));

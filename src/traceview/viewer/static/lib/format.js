@@ -1,4 +1,5 @@
-// Display formatting of times, percentages and counts (no statistics: values come from Python).
+// Display formatting of times, percentages, counts and the timeline axis's name (no
+// statistics: values come from Python).
 
 /** A duration in µs with an adaptive unit: "850 µs", "12.3 ms", "1.24 s". */
 export function fmtDuration(us) {
@@ -48,4 +49,18 @@ export function fmtTick(us, step) {
 
 function trimZeros(s) {
   return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+}
+
+/** What the time axis measures, in a few words. */
+export function axisName(trace) {
+  if (trace.timeline_axis === "reconstructed") return "reconstructed";
+  if (trace.timeline_clock !== "cpu") return "wall";
+  return "thread CPU";
+}
+
+/** The axis explained (the corner's tooltip). */
+export function axisNote(trace) {
+  if (trace.timeline_axis === "reconstructed") return "This trace records thread CPU time only (clock=thread-cpu). The axis is reconstructed from the order of records in the file: each record advances it by its own thread's CPU time since that thread's previous record, so threads line up in record order. Time off the CPU does not show; call times and ranges are measured on each thread's CPU clock.";
+  if (trace.timeline_clock !== "cpu") return "Wall-clock time since the trace started";
+  return "Thread CPU time";
 }

@@ -1,10 +1,11 @@
 // Profile panel: traceview's method table (incl/excl × CPU/real, calls+recursive, per call),
 // sortable, virtualised, with Parents / Children / recursive groups under an expanded method.
 
-import * as api from "./api.js";
-import { el, marked, setChildren, visibleBand } from "./dom.js";
-import { fmtCount, fmtMs, fmtPct } from "./format.js";
-import { emit, isMatch, label, methodColor, on, queryParams, select, state, tooltip } from "./state.js";
+import * as api from "../lib/api.js";
+import { el, marked, setChildren, visibleBand } from "../lib/dom.js";
+import { fmtCount, fmtMs, fmtPct } from "../lib/format.js";
+import { emit, isMatch, label, methodColor, on, queryParams, select, state, tooltip } from "../lib/state.js";
+import { PanelLoad } from "./load.js";
 
 const ROW_H = 20;
 const GROUPS = [
@@ -39,7 +40,25 @@ export class ProfileTable {
     this.sortKey = null;
     this.sortDir = -1;
     this.items = [];
-    this.gen = 0;
+    // the table loads even while hidden: the selection bar shows the selected method's line
+    this.loader = new PanelLoad(root, () => (state.trace ? ["/api/profile", queryParams()] : null), {
+      started: () => (this.banner.hidden = true),
+      loaded: (data) => {
+        this.data = data;
+        this.rank = new Map(data.methods.method.map((m, i) => [m, i]));
+        for (const m of this.expanded.keys()) this.fetchRelations(m);
+        // a sampled trace's "estimates" banner is shown once, at the top of the page
+        this.rebuild();
+        emit("profile");
+      },
+      failed: (err) => {
+        this.data = null;
+        this.banner.hidden = false;
+        this.banner.textContent = api.failureNote(err);
+        this.rebuild();
+        emit("profile");
+      },
+    });
     root.classList.add("ptable");
     this.head = el("div", { class: "pt-head" });
     this.inner = el("div", { class: "pt-inner" });
@@ -72,43 +91,20 @@ export class ProfileTable {
       this.scroll.scrollTop = 0;
       this.rebuild();
     }
-    const gen = ++this.gen;
-    this.banner.hidden = true;
-    this.root.classList.add("busy");
-    api.get("/api/profile", queryParams()).then(
-      (data) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        this.data = data;
-        this.rank = new Map(data.methods.method.map((m, i) => [m, i]));
-        for (const m of this.expanded.keys()) this.fetchRelations(m);
-        // a sampled trace's "estimates" banner is shown once, at the top of the page
-        this.rebuild();
-        emit("profile");
-      },
-      (err) => {
-        if (gen !== this.gen) return;
-        this.root.classList.remove("busy");
-        this.data = null;
-        this.banner.hidden = false;
-        this.banner.textContent = api.failureNote(err);
-        this.rebuild();
-        emit("profile");
-      },
-    );
+    this.loader.load();
   }
 
   fetchRelations(m) {
     this.expanded.set(m, "loading");
-    const gen = this.gen;
+    const gen = this.loader.gen; // relations for the table's selection, dropped when it changes
     api.get("/api/relations/" + m, queryParams()).then(
       (rel) => {
-        if (gen !== this.gen || !this.expanded.has(m)) return;
+        if (!this.loader.current(gen) || !this.expanded.has(m)) return;
         this.expanded.set(m, rel);
         this.rebuild();
       },
       (err) => {
-        if (gen !== this.gen || !this.expanded.has(m)) return;
+        if (!this.loader.current(gen) || !this.expanded.has(m)) return;
         this.expanded.set(m, err);
         this.rebuild();
       },

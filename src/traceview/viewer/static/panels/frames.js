@@ -1,17 +1,33 @@
 // Frame-budget view: main-thread calls longer than the budget (/api/frames), listed worst
 // first or by time; clicking one zooms the timeline to it. Also feeds the timeline markers.
 
-import * as api from "./api.js";
-import { el, note, setChildren } from "./dom.js";
-import { fmtDuration, fmtMs } from "./format.js";
-import { emit, label, methodColor, on, select, shortName, state } from "./state.js";
+import * as api from "../lib/api.js";
+import { el, note, setChildren } from "../lib/dom.js";
+import { fmtDuration, fmtMs } from "../lib/format.js";
+import { emit, label, methodColor, on, select, shortName, state } from "../lib/state.js";
+import { PanelLoad } from "./load.js";
 
 export class FrameBudget {
   constructor(root, zoomTo) {
     this.root = root;
     this.zoomTo = zoomTo;
     this.byTime = true;
-    this.gen = 0;
+    // loaded even while hidden: the timeline marks the frames over budget
+    this.loader = new PanelLoad(root, () => (state.trace ? ["/api/frames", { budget_ms: state.budgetMs }] : null), {
+      started: () => setChildren(this.list, note("loading…")),
+      loaded: (data) => {
+        this.data = data;
+        state.frames = data;
+        emit("frames");
+        this.render();
+      },
+      failed: (err) => {
+        this.data = null;
+        state.frames = null;
+        emit("frames");
+        setChildren(this.list, note(api.failureNote(err)));
+      },
+    });
     root.classList.add("frames");
     this.input = el("input", { type: "number", min: "1", step: "1", value: String(state.budgetMs), class: "budget", title: "Frame budget in ms" });
     this.input.addEventListener("change", () => {
@@ -33,25 +49,7 @@ export class FrameBudget {
   }
 
   load() {
-    if (!state.trace) return;
-    const gen = ++this.gen;
-    setChildren(this.list, note("loading…"));
-    api.get("/api/frames", { budget_ms: state.budgetMs }).then(
-      (data) => {
-        if (gen !== this.gen) return;
-        this.data = data;
-        state.frames = data;
-        emit("frames");
-        this.render();
-      },
-      (err) => {
-        if (gen !== this.gen) return;
-        this.data = null;
-        state.frames = null;
-        emit("frames");
-        setChildren(this.list, note(api.failureNote(err)));
-      },
-    );
+    this.loader.load();
   }
 
   render() {

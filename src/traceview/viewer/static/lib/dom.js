@@ -78,3 +78,9 @@ export function sizedContext(canvas, w, h) {
 export function note(text, cls) {
   return el("div", { class: "note " + (cls || "") }, text);
 }
+
+/** A tooltip's extra line naming the name a method had in the trace (`name`, "" when no
+ * mapping renamed it), as a list to spread in: empty when there is nothing to say. */
+export function obfuscatedLine(name) {
+  return name ? [el("div", { class: "tip-obf" }, "obfuscated: " + name)] : [];
+}

@@ -44,14 +44,16 @@ function rgb(hex) {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
-/** The faded variant of a palette colour (traceview's 150 + c/4, blended toward the background). */
-export function faded(hex) {
-  let hit = fadeCache.get(hex);
+/** The faded variant of a palette colour (traceview's 150 + c/4), blended toward the
+ * background `bg` (the theme's `colors().bg`). */
+export function faded(hex, bg) {
+  const key = hex + "/" + bg;
+  let hit = fadeCache.get(key);
   if (!hit) {
-    const bg = rgb(colors().bg || "#ffffff");
+    const b = rgb(bg || "#ffffff");
     const c = rgb(hex);
-    hit = "rgb(" + c.map((x, i) => Math.round(x * 0.25 + bg[i] * 0.75)).join(",") + ")";
-    fadeCache.set(hex, hit);
+    hit = "rgb(" + c.map((x, i) => Math.round(x * 0.25 + b[i] * 0.75)).join(",") + ")";
+    fadeCache.set(key, hit);
   }
   return hit;
 }

@@ -1,10 +1,9 @@
 // Header panel and banners: every key/summary option, the header fields, the threads and the
 // reader's diagnostics, shown plainly (overflow, truncation, sampled = estimates).
 
-import { el, setChildren } from "./dom.js";
-import { axisName } from "./painter.js";
-import { fmtDuration } from "./format.js";
-import { on, state } from "./state.js";
+import { el, setChildren } from "../lib/dom.js";
+import { axisName, fmtDuration } from "../lib/format.js";
+import { on, state } from "../lib/state.js";
 
 const FIELDS = [
   ["source", "File"],

@@ -1,26 +1,25 @@
 // Timeline panel: one canvas row per thread, calls as nested strips by depth drawn from LOD
 // tiles, with zoom/pan/range selection, method highlight, find matches and frame markers.
 
+import { el, setChildren, sizedContext } from "../lib/dom.js";
+import { axisName, axisNote, fmtDuration } from "../lib/format.js";
+import { isMatch, methodColor, on, select, setRange, shortName, state } from "../lib/state.js";
+import { colors } from "../lib/theme.js";
 import { fillCallTip } from "./calltip.js";
-import { el, setChildren, sizedContext } from "./dom.js";
-import { drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
-import { on, select, setRange, state } from "./state.js";
-import { colors } from "./theme.js";
-import { COLLAPSED_DEPTH, stemOf, threadLabel } from "./threadrows.js";
+import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
+import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
 
-const HL = 5; // px under the strips for the highlight extents
 const LABEL_W = 210;
-const MAX_DEPTH = 200;
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
   constructor(root, opts) {
     this.root = root;
     this.single = opts && opts.single !== undefined ? opts.single : null;
-    this.tiles = new TileCache((key, answer) => {
-      const m = /^t(\d+)\/0\/0$/.exec(key);
-      if (m && answer) this.learnDepth(Number(m[1]), answer);
+    this.tiles = new TileCache((path, params, answer) => {
+      // a thread's whole-trace tile says how deep its row is
+      if (answer && path === "/api/timeline" && params.level === 0) this.learnDepth(params.thread, answer);
       this.invalidate();
     });
     this.depths = new Map(); // thread row -> depth levels seen at level 0
@@ -129,23 +128,11 @@ export class Timeline {
     if (!state.trace) return;
     this.clock = state.clock;
     const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
-    const busy = (t) => (state.clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
-    if (this.sort === "name") threads.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
-    else if (this.sort === "busy") threads.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
-    let y = 0;
-    this.rows = threads.map((t) => {
-      // a row starts below its stem (keeping the stem's last frame) unless opened by hand,
-      // so the first levels shown are where the thread's time splits
-      const stem = this.stems.get(t.row) || 0;
-      const skip = stem > 2 && this.expanded.get(t.row) !== true ? stem - 1 : 0;
-      const full = Math.max(1, Math.min(this.depths.get(t.row) || 1, MAX_DEPTH) - skip);
-      const depth = this.isOpen(t) ? full : Math.min(full, COLLAPSED_DEPTH);
-      const h = PAD + depth * STRIP + HL + 2;
-      const row = { thread: t.row, y, h, depth, full, skip, compact: depth < full };
-      y += h;
-      return row;
-    });
-    this.spacer.style.height = y + "px";
+    const busy = busyOn(state.clock);
+    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded };
+    const { rows, height } = layoutRows(threads, this.sort, busy, shape, (t) => this.isOpen(t));
+    this.rows = rows;
+    this.spacer.style.height = height + "px";
     this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t)));
     setChildren(this.spacer, this.labels);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
@@ -182,9 +169,7 @@ export class Timeline {
   }
 
   learnDepth(thread, tile) {
-    let d = 0;
-    for (const v of tile.rects.depth) if (v + 1 > d) d = v + 1;
-    for (const v of tile.merged.depth) if (v + 1 > d) d = v + 1;
+    const d = tileDepth(tile);
     const stem = stemOf(tile, d);
     if (d !== (this.depths.get(thread) || 0) || stem !== (this.stems.get(thread) || 0)) {
       this.depths.set(thread, Math.max(d, 1));
@@ -211,6 +196,18 @@ export class Timeline {
     return ((t - this.view[0]) * this.width()) / (this.view[1] - this.view[0]);
   }
 
+  /** The tiling level drawn at the current zoom over `W` px. */
+  level(W) {
+    const [s, e] = this.span();
+    return levelFor(state.trace.tiles, e - s, this.view[1] - this.view[0], W);
+  }
+
+  /** The range shown: the one being dragged out, else the selection's. */
+  shownRange() {
+    const d = this.drag;
+    return d && d.mode === "range" ? d.range : state.range;
+  }
+
   t(x) {
     return this.view[0] + (x * (this.view[1] - this.view[0])) / this.width();
   }
@@ -225,8 +222,10 @@ export class Timeline {
     ctx.fillStyle = c.bg;
     ctx.fillRect(0, 0, W, H);
     const [s, e] = this.span();
-    const level = levelFor(e - s, this.view[1] - this.view[0], W);
+    const level = this.level(W);
     const [k0, k1] = tilesFor(s, e, level, this.view[0], this.view[1]);
+    const vp = { v0: this.view[0], v1: this.view[1], W };
+    const look = { selected: state.selected, found: state.matches !== null ? isMatch : null, color: methodColor, name: shortName };
     const top = this.scroll.scrollTop;
     ctx.font = c.font;
     ctx.textBaseline = "middle";
@@ -244,7 +243,7 @@ export class Timeline {
       if (y > H || y + row.h < 0) continue;
       ctx.fillStyle = i % 2 ? c.alt : c.bg;
       ctx.fillRect(0, y, W, row.h);
-      drawFrames(this, ctx, row, y, c);
+      drawFrames(ctx, vp, state.frames, row, y, c);
       // until a thread's whole-trace tile says how deep it is, its row's height (and so which
       // rows are in view) is not known: ask for nothing finer yet
       if (!this.depths.has(row.thread) && !this.tiles.failure(row.thread, 0, 0)) continue;
@@ -255,16 +254,38 @@ export class Timeline {
         if (!tile || done.has(tile)) continue;
         done.add(tile);
         if (tile.truncated) cut = true;
-        drawTile(this, ctx, tile, row, y, c, W);
+        drawTile(ctx, vp, tile, row, y, c, look);
       }
-      if (state.selected >= 0) drawHighlight(this, ctx, row, y, level, k0, k1, c);
+      if (state.selected >= 0) {
+        const extents = [];
+        for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(state.selected, row.thread, level, k));
+        drawHighlight(ctx, vp, extents, row, y, c);
+      }
       ctx.fillStyle = c.grid;
       ctx.fillRect(0, y + row.h - 1, W, 1);
     }
-    drawRange(this, ctx, H, c);
-    if (missing) drawMissing(this, ctx, W, missing, c);
-    else if (cut) drawMissing(this, ctx, W, "Some deep calls are left out at this zoom: zoom in to see them", c);
-    drawAxis(this, c);
+    drawRange(ctx, vp, this.shownRange(), H, c);
+    if (missing) drawMissing(ctx, W, missing, c);
+    else if (cut) drawMissing(ctx, W, "Some deep calls are left out at this zoom: zoom in to see them", c);
+    this.drawAxisRow(vp, c);
+  }
+
+  /** The axis canvas (the range being dragged, zoomed to or selected marked), the corner's
+   * view length and axis name, and the label of a reconstructed axis. */
+  drawAxisRow(vp, c) {
+    const d = this.drag;
+    const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : state.range;
+    drawAxis(sizedContext(this.axis, vp.W, AXIS_H), vp, state.trace.time.start_us, r, c);
+    const trace = state.trace;
+    this.corner.textContent = fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
+    this.corner.title = axisNote(trace);
+    // a reconstructed axis is named on the axis itself, not only in the corner's few words
+    const rebuilt = trace.timeline_axis === "reconstructed";
+    this.axisLabel.hidden = !rebuilt;
+    if (rebuilt) {
+      this.axisLabel.textContent = "Axis reconstructed from record order";
+      this.axisLabel.title = axisNote(trace);
+    }
   }
 
   /** As in Perfetto and Android Studio: the wheel scrolls the rows, Ctrl/⌘+wheel (and a
@@ -367,7 +388,7 @@ export class Timeline {
     const depth = shown + row.skip;
     const [s, e] = this.span();
     const W = this.width();
-    const level = levelFor(e - s, this.view[1] - this.view[0], W);
+    const level = this.level(W);
     const t = this.t(x);
     const slack = (this.view[1] - this.view[0]) / W;
     const [k] = tilesFor(s, e, level, t, t);
@@ -401,7 +422,8 @@ export class Timeline {
     const key = hit.merged ? "m" + hit.start : "c" + hit.call;
     if (this.tipKey !== key) {
       this.tipKey = key;
-      fillCallTip(this, hit);
+      const gen = ++this.tipGen;
+      fillCallTip(this.tip, hit, state.trace.time.start_us, () => gen === this.tipGen);
     }
     const rootRect = this.root.getBoundingClientRect();
     let left = e.clientX - rootRect.left + 14;
@@ -414,5 +436,6 @@ export class Timeline {
   hideTip() {
     this.tip.hidden = true;
     this.tipKey = null;
+    this.tipGen++; // a detail still loading is for a tip no longer shown
   }
 }
