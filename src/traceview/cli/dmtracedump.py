@@ -16,8 +16,11 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from traceview.analysis.dmtracedump.numbers import report_clock
+from traceview.analysis.query import CLOCKS
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
@@ -56,15 +59,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _view(path: str, args: argparse.Namespace) -> View:
-    # the report reads one clock: drop the other's times, unless a range needs the wall
-    # clock to be placed on (its default timeline)
+    # the report reads one clock (dmtracedump's rule): drop the other's times, unless a range
+    # needs the wall clock to be placed on (its default timeline)
     ranged = args.start is not None or args.stop is not None
-    session = options.open_trace(path, args, only_clock=None if ranged else args.clock or "cpu")
-    if args.clock is None:  # dmtracedump's clock: the first time field
-        args.clock = "cpu" if "cpu" in session.clocks else "wall"
-    if args.clock not in session.clocks:
-        raise CliError(f"this trace has no {args.clock} clock")
-    return View(session, options.query(args, session))
+    only = None if ranged else report_clock(CLOCKS, args.clock)
+    session = options.open_trace(path, args, only_clock=only)
+    try:
+        clock = report_clock(session.clocks, args.clock)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    words = replace(options.ask(args, session), clock=clock)
+    return View(session, options.resolve(session, words))
 
 
 def main(argv: list[str]) -> int:
@@ -72,7 +77,6 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     timings = os.environ.get("TRACEVIEW_TIMINGS") == "1"
     marks = [("start", time.perf_counter(), time.process_time())]
-    clock = args.clock
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
     reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
@@ -85,7 +89,6 @@ def main(argv: list[str]) -> int:
     elif args.other is not None:
         from traceview.exporters.dmtracedump_diff import export_diff
 
-        args.clock = clock
         run1 = _view(args.other, args)
         with options.output(None, binary=True) as out:
             export_diff(run1, view, out, opts, html=args.html)
