@@ -22,9 +22,12 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from traceview.analysis.dmtracedump.numbers import report_clock
+from traceview.analysis.query import CLOCKS
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
@@ -62,15 +65,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _view(path: str, args: argparse.Namespace) -> View:
-    # the report reads one clock: drop the other's times, unless a range needs the wall
-    # clock to be placed on (its default timeline)
+    # the report reads one clock (dmtracedump's rule): drop the other's times, unless a range
+    # needs the wall clock to be placed on (its default timeline)
     ranged = args.start is not None or args.stop is not None
-    session = options.open_trace(path, args, only_clock=None if ranged else args.clock or "cpu")
-    if args.clock is None:  # dmtracedump's clock: the first time field
-        args.clock = "cpu" if "cpu" in session.clocks else "wall"
-    if args.clock not in session.clocks:
-        raise CliError(f"this trace has no {args.clock} clock")
-    return View(session, options.query(args, session))
+    only = None if ranged else report_clock(CLOCKS, args.clock)
+    session = options.open_trace(path, args, only_clock=only)
+    try:
+        clock = report_clock(session.clocks, args.clock)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    words = replace(options.ask(args, session), clock=clock)
+    return View(session, options.resolve(session, words))
 
 
 def main(argv: list[str]) -> int:
@@ -87,7 +92,6 @@ def main(argv: list[str]) -> int:
     opts = _options(fmt, args)
     graph = get("dot") if args.graph is not None and args.other is None else None
     graph_opts = _options(graph, args) if graph is not None else None
-    clock = args.clock
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
     reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
@@ -95,7 +99,6 @@ def main(argv: list[str]) -> int:
         print(f"dmtracedump: note: {note}", file=sys.stderr)
     marks.append(("analysis", time.perf_counter(), time.process_time()))
     if args.other is not None:
-        args.clock = clock
         options.write(fmt, Pair(_view(args.other, args), view), None, opts)
     else:
         options.write(fmt, view, None, opts)
