@@ -60,6 +60,22 @@ def session_from_file(path: Path, name: str) -> Session:
     return Session(trace)
 
 
+def _open_upload(path: Path, name: str) -> Session | Response:
+    """The uploaded trace's session, or the one-line error answer, made in the worker thread:
+    a raised error would carry the frames that hold the refused input (a gzip's inflated
+    bytes, 1 GB for an 8.9 MB upload) to the event loop, and the idle worker thread keeps its
+    last error until its next job, so the memory stayed taken."""
+    try:
+        return session_from_file(path, name)
+    except TraceError as exc:
+        line = str(exc).splitlines()[0] if str(exc) else "bad trace"
+        return _error(400, printable(line.replace(str(path), name)))
+    except (ValueError, IndexError, KeyError) as exc:
+        return _error(400, f"{name}: {printable(str(exc))}")
+    except MemoryError:
+        return _error(413, f"{name}: too large to analyse in memory")
+
+
 class _State:
     """The current session and its answer cache (both replaced by POST /api/open)."""
 
@@ -169,15 +185,9 @@ def create_app(
             with path.open("wb") as f:
                 async for chunk in request.stream():
                     f.write(chunk)
-            try:
-                new = await run_in_threadpool(session_from_file, path, name)
-            except TraceError as exc:
-                line = str(exc).splitlines()[0] if str(exc) else "bad trace"
-                return _error(400, printable(line.replace(str(path), name)))
-            except (ValueError, IndexError, KeyError) as exc:
-                return _error(400, f"{name}: {printable(str(exc))}")
-            except MemoryError:
-                return _error(413, f"{name}: too large to analyse in memory")
+            new = await run_in_threadpool(_open_upload, path, name)
+        if isinstance(new, Response):
+            return new
         state.replace(new)
         return _json(encode(viewer.trace_answer(new)))
 
