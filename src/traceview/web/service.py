@@ -41,7 +41,7 @@ from traceview.analysis.rename import MappingRename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
-from traceview.model import TraceError, TraceFormatError, printable, visible
+from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
 from traceview.web.app import LOCAL_HOSTS, create_app, static_dir
 from traceview.web.guard import Guard
@@ -289,14 +289,16 @@ def create_service(
                 return _error(400, f"{name}: empty mapping")
             if size > MAX_MAPPING:
                 return _error(413, f"{name}: a mapping over {MAX_MAPPING >> 20} MiB is refused")
-            try:
-                mapping = await pools.run("analyse", lambda: read_mapping(staged))
-            except TraceFormatError as exc:
-                return _error(400, printable(str(exc).splitlines()[0].replace(str(staged), name)))
+            try:  # parsed in a child process, as uploads are checked: bounded, GIL of its own
+                checked = await pools.run(
+                    "analyse", lambda: probe(str(staged), cfg.limits, "mapping")
+                )
+            except Rejected as exc:
+                return _error(400, f"{name}: {exc}")
             await pools.run("store", lambda: _fsync(staged))
             await pools.run("store", lambda: store.set_mapping(trace_id, staged))
             sessions.drop(trace_id)  # reopened with the names on the next view
-            return _json({"id": trace_id, "mapping": True, "notes": len(mapping.notes)})
+            return _json({"id": trace_id, "mapping": True, "notes": int(checked["notes"])})
         finally:
             staged.unlink(missing_ok=True)
 
