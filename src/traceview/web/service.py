@@ -266,8 +266,9 @@ def create_service(
                 duration_us=float(facts["duration_us"]),
                 uploaded=now(),
             )
-            kept = await pools.run("store", lambda: store.add(staged, record))
-            return _json({**kept.json(), "url": f"/t/{kept.id}/", "stored": True}, status=201)
+            kept, new = await pools.run("store", lambda: store.add(staged, record))
+            answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
+            return _json(answer, status=201 if new else 200)
         finally:
             staged.unlink(missing_ok=True)
 
@@ -296,7 +297,8 @@ def create_service(
             except Rejected as exc:
                 return _error(400, f"{name}: {exc}")
             await pools.run("store", lambda: _fsync(staged))
-            await pools.run("store", lambda: store.set_mapping(trace_id, staged))
+            if not await pools.run("store", lambda: store.set_mapping(trace_id, staged)):
+                return _error(404, "no such trace")  # deleted while the mapping came
             sessions.drop(trace_id)  # reopened with the names on the next view
             return _json({"id": trace_id, "mapping": True, "notes": int(checked["notes"])})
         finally:
