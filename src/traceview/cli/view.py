@@ -24,6 +24,7 @@ from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.web.app import LOCAL_HOSTS, create_app
+from traceview.web.guard import Timeouts, head_deadline
 
 PHASES = ("reading", "building calls", "ready")
 
@@ -130,7 +131,13 @@ def main(argv: list[str]) -> int:
     app = create_app(
         session, allowed_hosts=allowed_hosts(args.host, args.allow_host), rename=rename
     )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        http=head_deadline(Timeouts().head),  # a half-sent request head is not kept open
+    )
     server = uvicorn.Server(config)
     t = session.trace
     print(

@@ -31,7 +31,7 @@ from traceview.model import TraceError, printable
 from traceview.web import params
 from traceview.web.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.web.cache import AnswerCache
-from traceview.web.guard import Guard
+from traceview.web.guard import Guard, Timeouts
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -100,12 +100,14 @@ def create_app(
     guarded: bool = True,
     answer_bytes: int = MAX_ANSWER_BYTES,
     rename: Rename | None = None,
+    timeouts: Timeouts | None = None,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
     `guarded=False` leaves out web/guard.py (for an app mounted inside one that has it, as the
     service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
-    deobfuscation every answer's names get (also for uploaded traces)."""
+    deobfuscation every answer's names get (also for uploaded traces); `timeouts`: how long an
+    upload may stall (web/guard.py)."""
     state = _State(session, answer_bytes)
 
     def answer(
@@ -208,5 +210,5 @@ def create_app(
     app = Starlette(routes=routes)
     app.state.viewer = state
     if guarded:
-        app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload)
+        app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload, timeouts=timeouts)
     return app

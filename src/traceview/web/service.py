@@ -44,7 +44,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
 from traceview.web.app import LOCAL_HOSTS, create_app, static_dir
-from traceview.web.guard import Guard
+from traceview.web.guard import Guard, Timeouts
 from traceview.web.probe import Limits, Rejected, probe
 from traceview.web.sessions import BUDGET, Entry, SessionCache
 from traceview.web.store import Store, TraceRecord, now, valid_id
@@ -68,7 +68,8 @@ T = TypeVar("T")
 class Config:
     """The service's knobs: upload limit (bytes), token (None: anyone may upload/delete),
     memory budget of open traces, per-upload analysis limits, how many checks and loads run
-    at once, and how many uploads may be in flight (more get 503)."""
+    at once, how many uploads may be in flight (more get 503) and how long a client may stall
+    (a stalled upload is cut off with 408, so its slot comes back)."""
 
     max_upload: int = MAX_UPLOAD
     token: str | None = None
@@ -77,6 +78,7 @@ class Config:
     analysers: int = 2
     loaders: int = 2
     pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
+    timeouts: Timeouts = field(default_factory=Timeouts)
 
 
 def uploads_dir() -> Path:
@@ -391,7 +393,7 @@ def create_service(
     app = Starlette(routes=routes)
     app.state.sessions = sessions
     app.state.store = store
-    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload)
+    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload, timeouts=cfg.timeouts)
     return app
 
 
