@@ -24,6 +24,7 @@ from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.viewer.app import LOCAL_HOSTS, create_app
+from traceview.viewer.guard import Timeouts, head_deadline
 
 PHASES = ("reading", "building calls", "ready")
 
@@ -138,7 +139,13 @@ def main(argv: list[str]) -> int:
         rename=rename,
         reopen=reopen if session.trace.header.processes and args.trace != "-" else None,
     )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        http=head_deadline(Timeouts().head),  # a half-sent request head is not kept open
+    )
     server = uvicorn.Server(config)
     t = session.trace
     print(
