@@ -23,6 +23,7 @@ Variant = Literal[
     "v2",  # SLOW 4/5 (ART V2, file mode)
     "v2-streaming",  # SLOW 0xF4/0xF5
     "low-overhead",  # Android 16 long-running-methods dump (no header)
+    "simpleperf",  # simpleperf report-sample protobuf records (Studio's "Callstack sample")
 ]
 
 Clock = Literal["thread-cpu", "wall", "dual", "global"]
@@ -42,6 +43,8 @@ class Header:
     reader's guess that the trace was recorded by sampling (format.md §1.9), and
     `sampling_interval_us` its estimate of the interval (None when instrumented or unknown).
     `entry_format` names the V2 entry-block generation (alpha/beta/gamma) or None.
+    `event_types` are the events a simpleperf recording sampled (`cpu-clock`,
+    `sched:sched_switch`, ...; empty for ART traces).
     """
 
     variant: Variant
@@ -58,6 +61,7 @@ class Header:
     sampled: bool = False
     sampling_interval_us: float | None = None
     entry_format: str | None = None
+    event_types: tuple[str, ...] = ()
 
 
 @dataclass(eq=False)

@@ -45,6 +45,7 @@ class About:
     sampling_interval_us: float | None = None
     entry_format: str | None = None
     records_where: str | None = None  # checked against num-method-calls when set
+    event_types: tuple[str, ...] = ()
 
 
 @dataclass
@@ -124,5 +125,6 @@ def assemble(
         sampled=about.sampled,
         sampling_interval_us=about.sampling_interval_us,
         entry_format=about.entry_format,
+        event_types=about.event_types,
     )
     return Trace(header, threads, methods, events, diags, source)

@@ -1,0 +1,315 @@
+"""Sample records decoded all at once: times, threads, event counts and call chains as columns.
+
+A `Sample` holds numbers (time 1, thread_id 2, event_count 4, event_type_id 5) and nested
+messages: callchain entries 3 (vaddr_in_file 1, file_id 2, symbol_id 3, execution_type 4) and
+an unwinding_result 6. Every sample is walked at once, one field per step with a cursor per
+sample (steps: the deepest call chain, never the samples); then every entry at once, in the
+layout simpleperf writes (1, 2, 3, then 4 if present) with a field-by-field walk for entries
+in any other order. A sample the walk cannot take (a key over one byte, a field running past
+its record) is decoded alone by the plain decoder, or dropped with a diagnostic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.model import Diagnostic
+from traceview.readers.simpleperf import wire
+
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+U8 = npt.NDArray[np.uint8]
+_ENTRY = 3 << 3 | wire.LEN
+
+
+@dataclass
+class Samples:
+    """One row per sample, its call chain entries in `chain[first[i]:first[i+1]]` (innermost
+    first, as written). `has_count[i]` says the record wrote an event count."""
+
+    record: I64
+    time: U64
+    tid: I64
+    count: U64
+    has_count: npt.NDArray[np.bool_]
+    event: I64
+    first: I64
+    vaddr: U64
+    file: I64
+    symbol: I64
+    execution: I64
+
+    def __len__(self) -> int:
+        return len(self.record)
+
+
+def decode(
+    buf: bytes | memoryview, records: I64, start: I64, stop: I64
+) -> tuple[Samples, list[Diagnostic]]:
+    """The samples of the records `records` whose payloads are `buf[start:stop]`."""
+    raw = wire.padded(buf)
+    top, bad = _top(raw, start, stop)
+    keep = np.flatnonzero(~bad)
+    chain = _entries(raw, top, keep)
+    fast = Samples(
+        records[keep],
+        top.time[keep],
+        top.tid[keep],
+        top.count[keep],
+        top.has[keep],
+        top.event[keep],
+        *chain,
+    )
+    slow, broken = _slow(buf, records, start, stop, np.flatnonzero(bad))
+    diags = []
+    if broken:
+        what = f"{len(broken)} sample records that do not decode were dropped"
+        diags.append(Diagnostic("bad-sample", what, offset=broken[0], count=len(broken)))
+    return _concat([fast, slow]) if len(slow) else fast, diags
+
+
+@dataclass
+class _Top:
+    time: U64
+    tid: I64
+    count: U64
+    has: npt.NDArray[np.bool_]
+    event: I64
+    e_sample: I64  # per entry, in the order met: its sample, content offset and length
+    e_start: I64
+    e_len: I64
+    e_ordinal: I64
+    per: I64  # entries per sample
+
+
+def _top(raw: U8, start: I64, stop: I64) -> tuple[_Top, npt.NDArray[np.bool_]]:
+    """Walk every sample's top-level fields at once (one field of each per step)."""
+    n = len(start)
+    time, count = np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
+    tid, event = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    has, bad = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    per = np.zeros(n, dtype=np.int64)
+    cursor = start.copy()
+    parts: list[tuple[I64, I64, I64, I64]] = []
+    live = np.flatnonzero(cursor < stop)
+    while len(live):
+        c = cursor[live]
+        key = raw[c]
+        entry = key == _ENTRY
+        # the common step: a call-chain entry of under 128 bytes (one length byte)
+        ea, ec = live[entry], c[entry]
+        size = raw[ec + 1].astype(np.int64)
+        long = size >= 0x80
+        bad[ea[long]] = True
+        parts.append((ea, ec + 2, size, per[ea].copy()))
+        per[ea] += 1
+        cursor[ea] = ec + 2 + size
+        other = ~entry
+        if other.any():
+            _field(
+                raw,
+                live[other],
+                c[other],
+                key[other],
+                stop,
+                cursor,
+                bad,
+                (time, tid, count, has, event),
+            )
+        live = live[(cursor[live] < stop[live]) & ~bad[live]]
+    bad |= cursor != stop
+    cat = [
+        np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64) for i in range(4)
+    ]
+    return _Top(time, tid, count, has, event, cat[0], cat[1], cat[2], cat[3], per), bad
+
+
+def _field(
+    raw: U8,
+    who: I64,
+    at: I64,
+    key: U8,
+    stop: I64,
+    cursor: I64,
+    bad: npt.NDArray[np.bool_],
+    cols: tuple[U64, I64, U64, npt.NDArray[np.bool_], I64],
+) -> None:
+    """One field other than an entry, for the samples `who` whose cursors are at `at`."""
+    time, tid, count, has, event = cols
+    wt, number = key & 7, key >> 3
+    value, size = wire.varints(raw, at + 1, stop[who])
+    ok = (key < 0x80) & (number > 0) & (size > 0) & np.isin(wt, (wire.VARINT, wire.LEN))
+    after = at + 1 + size
+    span = np.where(wt == wire.LEN, np.minimum(value, np.uint64(1 << 40)).astype(np.int64), 0)
+    ok &= ~((wt == wire.LEN) & (number == 3))  # an entry of 128 bytes or more
+    ok &= ~((wt == wire.VARINT) & np.isin(number, (3, 6)))
+    ok &= ~((wt == wire.LEN) & np.isin(number, (1, 2, 4, 5)))
+    bad[who[~ok]] = True
+    cursor[who] = after + span
+    numbers = wt == wire.VARINT
+    for field, col in ((1, time), (2, tid), (4, count), (5, event)):
+        sel = np.flatnonzero(ok & numbers & (number == field))
+        col[who[sel]] = value[sel] if col.dtype == np.uint64 else _i32(value[sel])
+        if field == 4:
+            has[who[sel]] = True
+
+
+def _entries(raw: U8, top: _Top, keep: I64) -> tuple[I64, U64, I64, I64, I64]:
+    """(first, vaddr, file, symbol, execution) of the entries of the samples `keep`."""
+    per = top.per[keep]
+    first = np.concatenate([[0], np.cumsum(per)]).astype(np.int64)
+    base = np.full(len(top.per), -1, dtype=np.int64)
+    base[keep] = first[:-1]
+    mine = base[top.e_sample] >= 0
+    dest = base[top.e_sample[mine]] + top.e_ordinal[mine]
+    at = np.empty(int(first[-1]), dtype=np.int64)
+    size = np.empty_like(at)
+    at[dest], size[dest] = top.e_start[mine], top.e_len[mine]
+    vaddr, file, symbol, execution = _entry_fields(raw, at, at + size)
+    return first, vaddr, file, symbol, execution
+
+
+def _entry_fields(raw: U8, at: I64, end: I64) -> tuple[U64, I64, I64, I64]:
+    """Every entry's fields: the layout 1, 2, 3 (then 4) read directly, others walked."""
+    n = len(at)
+    out = [np.zeros(n, dtype=np.uint64) for _ in range(4)]
+    pos = at.copy()
+    fits = np.ones(n, dtype=bool)
+    for field in (1, 2, 3):
+        fits &= (pos < end) & (raw[pos] == field << 3)
+        value, size = wire.varints(raw, pos + 1, end)
+        fits &= size > 0
+        out[field - 1] = np.where(fits, value, 0)
+        pos = pos + 1 + size
+    tail = np.flatnonzero(fits & (pos < end))
+    value, size = wire.varints(raw, pos[tail] + 1, end[tail])
+    ok4 = (raw[pos[tail]] == 4 << 3) & (pos[tail] + 1 + size == end[tail]) & (size > 0)
+    out[3][tail[ok4]] = value[ok4]
+    fits[tail[~ok4]] = False
+    other = np.flatnonzero(~fits)
+    if len(other):
+        got = _walk_entries(raw, at[other], end[other])
+        for k in range(4):
+            out[k][other] = got[k]
+    return out[0], _i32(out[1]), _i32(out[2]), _i32(out[3])
+
+
+def _walk_entries(raw: U8, at: I64, end: I64) -> list[U64]:
+    """Entries in any field order (unknown fields skipped), walked field by field."""
+    out = [np.zeros(len(at), dtype=np.uint64) for _ in range(4)]
+    cursor = at.copy()
+    live = np.flatnonzero(cursor < end)
+    while len(live):
+        c = cursor[live]
+        key = raw[c]
+        value, size = wire.varints(raw, c + 1, end[live])
+        wt, number = key & 7, key >> 3
+        ok = (key < 0x80) & (size > 0) & np.isin(wt, (wire.VARINT, wire.LEN))
+        span = np.where(wt == wire.LEN, np.minimum(value, np.uint64(1 << 40)).astype(np.int64), 0)
+        for field in (1, 2, 3, 4):
+            sel = np.flatnonzero(ok & (wt == wire.VARINT) & (number == field))
+            out[field - 1][live[sel]] = value[sel]
+        cursor[live] = np.where(ok, c + 1 + size + span, end[live])
+        live = live[cursor[live] < end[live]]
+    return out
+
+
+def _i32(values: U64) -> I64:
+    """Varints of proto int32/uint32 fields as int64 (negatives were sign-extended)."""
+    return (values & np.uint64(0xFFFF_FFFF)).astype(np.uint32).view(np.int32).astype(np.int64)
+
+
+def _slow(
+    buf: bytes | memoryview, records: I64, start: I64, stop: I64, which: I64
+) -> tuple[Samples, list[int]]:
+    """The samples the vectorised walk refused, one at a time; offsets of undecodable ones."""
+    rows = []
+    broken = []
+    for k in which.tolist():
+        try:
+            rows.append((int(records[k]), *_one(buf, int(start[k]), int(stop[k]))))
+        except wire.WireError:
+            broken.append(int(start[k]))
+    chains = [e for row in rows for e in row[6]]
+    first = np.concatenate([[0], np.cumsum([len(row[6]) for row in rows])]).astype(np.int64)
+
+    def col(i: int, dtype: type) -> npt.NDArray[Any]:
+        return np.array([row[i] for row in rows], dtype=dtype)
+
+    def ent(i: int, dtype: type) -> npt.NDArray[Any]:
+        return np.array([e[i] for e in chains], dtype=dtype)
+
+    got = Samples(
+        col(0, np.int64),
+        col(1, np.uint64),
+        col(2, np.int64),
+        col(3, np.uint64),
+        col(4, bool),
+        col(5, np.int64),
+        first,
+        ent(0, np.uint64),
+        ent(1, np.int64),
+        ent(2, np.int64),
+        ent(3, np.int64),
+    )
+    return got, broken
+
+
+def _one(
+    buf: bytes | memoryview, at: int, end: int
+) -> tuple[int, int, int, bool, int, list[tuple[int, int, int, int]]]:
+    """(time, tid, count, has_count, event, chain) of one sample, by the plain decoder."""
+    time = tid = count = event = 0
+    has = False
+    chain = []
+    for number, wt, value in wire.fields(buf, at, end):
+        if number in (1, 2, 4, 5) and isinstance(value, int) and wt == wire.VARINT:
+            if number == 1:
+                time = value
+            elif number == 2:
+                tid = wire.int32(value)
+            elif number == 4:
+                count, has = value, True
+            else:
+                event = wire.int32(value)
+        elif number == 3 and isinstance(value, bytes):
+            e = {n: v for n, w, v in wire.fields(value) if w == wire.VARINT and isinstance(v, int)}
+            chain.append(
+                (
+                    e.get(1, 0),
+                    wire.int32(e.get(2, 0)),
+                    wire.int32(e.get(3, 0)),
+                    wire.int32(e.get(4, 0)),
+                )
+            )
+        elif number in (1, 2, 3, 4, 5):
+            raise wire.WireError(f"field {number} has wire type {wt}", at)
+    return time, tid, count, has, event, chain
+
+
+def _concat(parts: list[Samples]) -> Samples:
+    firsts = []
+    base = 0
+    for p in parts:
+        firsts.append(p.first[:-1] + base)
+        base += int(p.first[-1])
+    first = np.concatenate([*firsts, np.array([base], dtype=np.int64)])
+    cols = {}
+    for name in (
+        "record",
+        "time",
+        "tid",
+        "count",
+        "has_count",
+        "event",
+        "vaddr",
+        "file",
+        "symbol",
+        "execution",
+    ):
+        cols[name] = np.concatenate([getattr(p, name) for p in parts])
+    return Samples(first=first, **cols)
