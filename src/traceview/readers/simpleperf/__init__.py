@@ -118,6 +118,10 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     if pid is not None:
         options["pid"] = str(pid)
     options["samples"] = str(len(got))
+    options["files"] = str(len(facts.files))
+    options["symbols"] = str(sum(len(symbols) for _, symbols in facts.files.values()))
+    if facts.switches:
+        options["context-switches"] = str(facts.switches)
     about = About(
         variant="simpleperf",
         version=version,

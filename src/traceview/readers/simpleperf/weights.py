@@ -1,7 +1,7 @@
 """What each sample weighs, in ns of CPU: its event count when its event type counts time
 (cpu-clock, task-clock: one count is one ns), nothing for the other events of a recording that
-has such an event (sched:sched_switch samples only mark where a thread went off the CPU), and
-the sampling period, estimated from the timestamps, when no event counts time (cpu-cycles,
+declares such an event (sched:sched_switch samples only mark where a thread went off the CPU),
+and the sampling period, estimated from the timestamps, when no event counts time (cpu-cycles,
 or an old recording without its event types)."""
 
 from __future__ import annotations
@@ -38,13 +38,14 @@ def weigh(
     valid = (event >= 0) & (event < len(timed))
     is_time = valid & has_count & (timed[np.where(valid, event, 0)] if len(timed) else False)
     diags: list[Diagnostic] = []
-    if is_time.any():
+    if timed.any():  # a recording with a time event: the others weigh nothing
         raw = np.where(is_time, np.minimum(count, np.uint64(MAX_WEIGHT)), 0).astype(np.int64)
         clipped = int(np.count_nonzero(is_time & (count > np.uint64(MAX_WEIGHT))))
         if clipped:
             what = f"{clipped} samples claim over {MAX_WEIGHT} ns of CPU each: counted as that"
             diags.append(Diagnostic("weight-clipped", what, count=clipped))
-        interval = float(np.median(raw[is_time])) / 1000
+        chosen = raw[is_time]
+        interval = float(np.median(chosen)) / 1000 if len(chosen) else _period(thread, time) / 1000
     else:
         period = _period(thread, time)
         raw = np.full(len(event), period, dtype=np.int64)
