@@ -36,15 +36,15 @@ from traceview.exporters import Options, get
 from traceview.model import Trace
 
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
-KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing exporters/jsonbytes.py
+KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing analysis/kernels/jsonbytes.py
 
 # in a fresh interpreter: numba's import and the kernel's first call (numpy already loaded)
 FIRST_CALL = """
 import time
 import numpy as np
-import traceview.analysis._workers
+import traceview.analysis.workers
 t = time.perf_counter()
-from traceview.exporters.jsonbytes import INT, Template
+from traceview.analysis.kernels.jsonbytes import INT, Template
 Template([b"", b""], [INT]).format(np.zeros((1, 1), dtype=np.int64))
 print(time.perf_counter() - t)
 """

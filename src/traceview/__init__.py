@@ -18,9 +18,9 @@ __version__ = "0.1.0"
 
 _WHERE = {
     "load": "traceview.readers",
-    "Session": "traceview.analysis",
-    "Selection": "traceview.analysis",
-    "Table": "traceview.analysis",
+    "Session": "traceview.api",
+    "Selection": "traceview.api",
+    "Table": "traceview.api",
     "Query": "traceview.analysis",
     "TimeRange": "traceview.analysis",
     "View": "traceview.analysis",
@@ -49,7 +49,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from traceview.analysis import Query, Selection, Session, Table, TimeRange, View
+    from traceview.analysis import Query, TimeRange, View
+    from traceview.api import Selection, Session, Table
     from traceview.model import Diagnostic, NotATraceError, Trace, TraceError, TraceFormatError
     from traceview.readers import load
 
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 def session(source: str | PathLike[str] | bytes | Trace) -> Session:
     """Load a trace (a path, bytes, or an already loaded `Trace`) and start its analysis
     session: `traceview.session("app.trace").select(thread="main").profile()`."""
-    from traceview.analysis import Session
+    from traceview.api import Session
     from traceview.model import Trace
     from traceview.readers import load
 

@@ -15,9 +15,9 @@ from support.obfuscate import obfuscate
 from traceview.analysis import Session
 from traceview.analysis.rename import MappingRename
 from traceview.cli import main as cli_main
-from traceview.exporters.viewer import methods_answer
 from traceview.readers.mapping import read_mapping
 from traceview.synth import generate
+from traceview.viewer.answers import methods_answer
 from traceview.writer import write
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from support.dmtracedump_run import comparable, debian, needs_debian, ours
 from support.tracebuild import make_trace
-from traceview.analysis.compat import legacy_profile
+from traceview.analysis.dmtracedump.numbers import legacy_profile
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters import Options, get

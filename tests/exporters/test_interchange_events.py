@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traceview.analysis import Session
+from traceview.analysis.kernels import jsonbytes
 from traceview.analysis.view import View
-from traceview.exporters import Options, chrome, get, jsonbytes
+from traceview.exporters import Options, chrome, get
 from traceview.exporters.speedscope import event_order
 from traceview.exporters.stacks import Spans, ThreadCalls, origins, thread_calls
 from traceview.synth import generate

@@ -84,10 +84,10 @@ class Viewer:
 
 
 def serve(trace_path: Path, rename: Any = None) -> Viewer:
-    """Start the real viewer (`traceview.web.app`) on `trace_path`, 127.0.0.1, a free port;
+    """Start the real viewer (`traceview.viewer.app`) on `trace_path`, 127.0.0.1, a free port;
     `rename` is the app's default renaming (`traceview view --mapping`)."""
     from traceview.analysis.session import Session
-    from traceview.web.app import create_app
+    from traceview.viewer.app import create_app
 
     return start_app(create_app(Session(traceview.load(str(trace_path))), rename=rename))
 
@@ -125,7 +125,7 @@ def open_page(browser: Any, url: str, errors: list[str], **kw: Any) -> Any:
     """A new page on `url`, waiting until the viewer says it is ready; errors are collected.
 
     Playwright's `wait_for_function` polls with `eval`, which the viewer's CSP forbids, so
-    pages bypass the CSP unless `bypass_csp=False` (tests/web/test_browser_security.py loads
+    pages bypass the CSP unless `bypass_csp=False` (tests/viewer/test_browser_security.py loads
     the viewer under its real CSP)."""
     kw.setdefault("bypass_csp", True)
     page = browser.new_page(viewport={"width": 1400, "height": 900}, **kw)

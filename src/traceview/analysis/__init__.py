@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree
-from traceview.analysis.columnar import Table
-from traceview.analysis.flame import FlameLayout
+from traceview.analysis.layout.flame import FlameLayout
 from traceview.analysis.profile import Profile
 from traceview.analysis.query import Clock, Query, Rename, TimeRange
-from traceview.analysis.selection import Selection
 from traceview.analysis.session import Session
 from traceview.analysis.threads import ThreadPick, UnknownThread
 from traceview.analysis.view import View
@@ -26,9 +24,7 @@ __all__ = [
     "Profile",
     "Query",
     "Rename",
-    "Selection",
     "Session",
-    "Table",
     "ThreadPick",
     "TimeRange",
     "UnknownThread",

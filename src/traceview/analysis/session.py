@@ -18,18 +18,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
 from traceview.analysis.axis import AXIS, AxisEvents, with_axis
-from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.analysis.direct import direct_profile
-from traceview.analysis.flame import FlameLayout, layout
+from traceview.analysis.layout.budget import FrameCalls, frame_calls
+from traceview.analysis.layout.flame import FlameLayout, layout
+from traceview.analysis.layout.timeline import Timeline, load_kernels
 from traceview.analysis.mycode import keep_packages
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import (
@@ -45,11 +46,7 @@ from traceview.analysis.query import (
 )
 from traceview.analysis.ranges import cut_thread
 from traceview.analysis.threads import ThreadPick, pick_threads
-from traceview.analysis.timeline import Timeline, load_kernels
 from traceview.model import Diagnostic, MethodTable, Trace
-
-if TYPE_CHECKING:
-    from traceview.analysis.selection import Selection
 
 I64 = npt.NDArray[np.int64]
 T = TypeVar("T")
@@ -155,31 +152,6 @@ class Session:
         if time_range is not None and time_range.clock not in (*self.clocks, self.axis_clock):
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
         return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
-
-    def select(
-        self,
-        thread: str | int | Sequence[str | int] | None = None,
-        start: str | int | None = None,
-        end: str | int | None = None,
-        clock: str | None = None,
-        my_code: str | Sequence[str] | None = None,
-        methods: str | Sequence[str] | None = None,
-    ) -> Selection:
-        """The Python API's composable selection (analysis/selection.py): threads by name or
-        id, a time range from the trace's start (`"1.5s"` or int ns), a clock, "my code"
-        packages, method patterns; narrow it further with its methods."""
-        from traceview.analysis.selection import Selection
-
-        sel = Selection(self, self.query(clock=clock))
-        if thread is not None:
-            sel = sel.thread(*([thread] if isinstance(thread, str | int) else thread))
-        if start is not None or end is not None:
-            sel = sel.range(start, end)
-        if my_code:
-            sel = sel.my_code(*([my_code] if isinstance(my_code, str) else my_code))
-        if methods:
-            sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
-        return sel
 
     @property
     def origin(self) -> int:

@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
 
 
 def _notes(view: View, opts: Options) -> list[str]:
-    from traceview.analysis.compat import legacy_profile
+    from traceview.analysis.dmtracedump.numbers import legacy_profile
 
     return legacy_profile(view.session, view.query, opts.policy or "dmtracedump").notes
 

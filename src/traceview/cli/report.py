@@ -1,7 +1,7 @@
 """`traceview report TRACE [-o report.html] [--budget-mb 20]`: the viewer as one HTML file.
 
 The page works from file:// and offline: the viewer's own assets and the precomputed answers
-are inlined (`exporters/report.py`). Views that need a new computation show a note.
+are inlined (`viewer/report.py`). Views that need a new computation show a note.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.exporters import Options, get
-from traceview.exporters.report import BUDGET
+from traceview.viewer.report import BUDGET
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """`traceview serve [--host H] [--port P] [--data DIR] [--max-upload SIZE] [--token T]`: the
-trace service (web/service.py) under uvicorn, on 127.0.0.1:8192 unless told otherwise.
+trace service (service/routes.py) under uvicorn, on 127.0.0.1:8192 unless told otherwise.
 
-Storage lives under `--data` (default: the user's data directory, web/store.py); sizes are
+Storage lives under `--data` (default: the user's data directory, service/store.py); sizes are
 bytes or a number with K/M/G (`500M`, `2G`); `--token` (or `TRACEVIEW_TOKEN`) guards upload
 and delete.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.cli.view import allowed_hosts, bind, url_for
-from traceview.web.probe import Limits
-from traceview.web.sessions import BUDGET
-from traceview.web.store import default_data_dir
+from traceview.service.probe import Limits
+from traceview.service.sessions import BUDGET
+from traceview.service.store import default_data_dir
 
 
 def parser() -> argparse.ArgumentParser:
@@ -68,8 +68,8 @@ def main(argv: list[str]) -> int:
     release_freed_memory()  # a server: big temporaries leave the process once freed
     import uvicorn
 
-    from traceview.web.service import Config, create_service
-    from traceview.web.store import SqliteStore, StoreBusy
+    from traceview.service.routes import Config, create_service
+    from traceview.service.store import SqliteStore, StoreBusy
 
     if not 0 <= args.port <= 65535:
         raise options.CliError(f"not a port: {args.port} (0-65535)")

@@ -27,8 +27,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from traceview.analysis.tables import LAYOUT
 from traceview.analysis.view import View
+from traceview.api.tables import LAYOUT
 from traceview.cli.options import (
     CliError,
     add_loading,

@@ -1,7 +1,7 @@
 """`traceview TRACE` / `traceview view TRACE [--port P] [--host H] [--no-browser]`: the viewer.
 
 Loads the trace with a progress bar (reading, calls), then serves the web
-UI and data API (`traceview.web.app`) with uvicorn on 127.0.0.1 and a free port unless told
+UI and data API (`traceview.viewer.app`) with uvicorn on 127.0.0.1 and a free port unless told
 otherwise, prints the URL and opens the default browser when there is a display (else says
 how to open the URL). Ctrl-C stops the server cleanly. The profile and the timeline index
 are built by the server's warm-up (`Session.warm`) while the browser loads the page.
@@ -23,7 +23,7 @@ from traceview.analysis.session import Session
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
-from traceview.web.app import LOCAL_HOSTS, create_app
+from traceview.viewer.app import LOCAL_HOSTS, create_app
 
 PHASES = ("reading", "building calls", "ready")
 

@@ -69,7 +69,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "stats-json": ("traceview.exporters.stats", "JSON"),
     "tree": ("traceview.exporters.tree", "TEXT"),
     "tree-json": ("traceview.exporters.tree", "JSON"),
-    "report": ("traceview.exporters.report", "REPORT"),
+    "report": ("traceview.viewer.report", "REPORT"),
     "diff": ("traceview.exporters.diff", "TEXT"),
     "diff-json": ("traceview.exporters.diff", "JSON"),
     "diff-junit": ("traceview.exporters.junit", "JUNIT"),

@@ -35,7 +35,7 @@ def _meta(name: str, pid: int, tid: int | None, args: dict[str, Any]) -> str:
 
 def export_chrome(view: View, out: IO[Any], options: Options) -> None:
     """`{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`, streamed."""
-    from traceview.exporters import jsonbytes  # numba: paid only by the formats using it
+    from traceview.analysis.kernels import jsonbytes  # numba: paid only by the formats using it
 
     trace = view.trace
     clock = view.query.clock

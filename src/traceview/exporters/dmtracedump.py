@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO, Any
 
-from traceview.analysis.compat import LegacyProfile, legacy_profile
-from traceview.analysis.legacy_order import LegacyOrder, Relative, legacy_order
+from traceview.analysis.dmtracedump.numbers import LegacyProfile, legacy_profile
+from traceview.analysis.dmtracedump.order import LegacyOrder, Relative, legacy_order
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 

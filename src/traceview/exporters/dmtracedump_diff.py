@@ -13,8 +13,8 @@ from __future__ import annotations
 from html import escape
 from typing import IO
 
-from traceview.analysis.compat import LegacyProfile
-from traceview.analysis.legacy_diff import LegacyDiff, legacy_diff
+from traceview.analysis.dmtracedump.diff import LegacyDiff, legacy_diff
+from traceview.analysis.dmtracedump.numbers import LegacyProfile
 from traceview.analysis.view import View
 from traceview.exporters import Options
 from traceview.exporters.dmtracedump import compute

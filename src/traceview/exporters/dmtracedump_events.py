@@ -15,7 +15,7 @@ from typing import IO
 
 import numpy as np
 
-from traceview.analysis.compat import legacy_names
+from traceview.analysis.dmtracedump.numbers import legacy_names
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO
 
-from traceview.analysis.compat import TOPLEVEL, LegacyProfile
-from traceview.analysis.legacy_order import LegacyOrder
+from traceview.analysis.dmtracedump.numbers import TOPLEVEL, LegacyProfile
+from traceview.analysis.dmtracedump.order import LegacyOrder
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.dmtracedump import compute

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.layout.timeline import Tile
 from traceview.analysis.profile import Profile
-from traceview.analysis.timeline import Tile
 from traceview.analysis.view import View
 from traceview.model import Diagnostic, MethodTable, Trace, visible
 

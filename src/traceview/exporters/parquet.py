@@ -2,7 +2,7 @@
 the interchange for DuckDB, Spark, Trino, BigQuery and pandas.
 
 The tables are the ones `traceview sql` and the Python API use, defined once in
-`analysis/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
+`api/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
 `folder/{calls,methods,threads,edges}.parquet`; `write_directory(view, path)` (a directory
 per trace, like Spark's `x.parquet/`) replaces each file whole, and `traceview sql`'s cache
 renames a whole folder into place. Each file's metadata names the layout version, the clock,
@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-from traceview.analysis.columnar import optional
-from traceview.analysis.tables import LAYOUT, calls_batches, origins, tables_except_calls
 from traceview.analysis.view import View
+from traceview.api.table import optional
+from traceview.api.tables import LAYOUT, calls_batches, origins, tables_except_calls
 from traceview.exporters import Exporter, Options
 
 WHAT = "Parquet export"

@@ -68,7 +68,7 @@ def _frames(view: View) -> list[dict[str, Any]]:
 
 def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     """The speedscope JSON document, streamed thread by thread."""
-    from traceview.exporters import jsonbytes  # numba: paid only by the formats using it
+    from traceview.analysis.kernels import jsonbytes  # numba: paid only by the formats using it
 
     clock = view.query.clock
     zero = origins(view)[clock]

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from traceview.analysis.columnar import optional
-from traceview.analysis.tables import SQL_TABLES
 from traceview.analysis.view import View
+from traceview.api.table import optional
+from traceview.api.tables import SQL_TABLES
 from traceview.exporters.parquet import write_files
 
 SOURCES = "traceview_sources"  # the helper table mapping a Parquet file to its trace

@@ -17,9 +17,9 @@ import numpy.typing as npt
 
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
-from traceview.analysis.tables import origins as table_origins
-from traceview.analysis.tables import selected_calls
 from traceview.analysis.view import View
+from traceview.api.tables import origins as table_origins
+from traceview.api.tables import selected_calls
 from traceview.model import visible
 
 I64 = npt.NDArray[np.int64]

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from traceview.analysis.flame import layout
+from traceview.analysis.layout.flame import layout
 from traceview.analysis.view import View
 from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import MAX_DEPTH, forest, frame_names
