@@ -34,6 +34,13 @@ def _load(rel: str, salvage: bool = False) -> tuple[traceview.Trace, oracle.Reco
     return trace, oracle.read(path.read_bytes())
 
 
+def sequence(trace: traceview.Trace, row: int) -> list[tuple[int, str]]:
+    """The (action, method label) events of one thread row, in order."""
+    ev = trace.events
+    mine = np.flatnonzero(ev.thread == row)
+    return [(int(ev.action[i]), trace.methods.label(int(ev.method[i]))) for i in mine]
+
+
 @pytest.mark.parametrize("rel", sorted(TOTALS))
 def test_totals(rel: str) -> None:
     trace, rec = _load(rel)
@@ -99,11 +106,9 @@ def test_firefox_sample_counts() -> None:
 @pytest.mark.parametrize("rel", sorted(TOTALS))
 def test_events_per_thread(rel: str) -> None:
     trace, rec = _load(rel)
-    ev = trace.events
     want = oracle.events(rec)
     for row in range(len(trace.threads)):
-        mine = np.flatnonzero(ev.thread == row)
-        got = [(int(ev.action[i]), trace.methods.label(int(ev.method[i]))) for i in mine]
+        got = sequence(trace, row)
         assert got == want.get(int(trace.threads.id[row]), []), trace.threads.label(row)
 
 
@@ -112,7 +117,8 @@ def test_java_and_native_names() -> None:
     labels = {trace.methods.label(m) for m in range(len(trace.methods))}
     assert "android.app.ActivityThread.performLaunchActivity" in labels
     assert "android.os.Parcel.readInt" in labels  # in framework.jar and the JIT cache: one row
-    assert "art::ArtMethod::Invoke(art::Thread*, unsigned int*, unsigned int, art::JValue*, char const*) (libart.so)" in labels
+    invoke = "art::ArtMethod::Invoke(art::Thread*, unsigned int*, unsigned int, art::JValue*, "
+    assert invoke + "char const*) (libart.so)" in labels
     assert any(label.startswith("[kernel.kallsyms]+0x") for label in labels)
     assert sum(label == "android.os.Parcel.readInt" for label in labels) == 1
 
@@ -134,6 +140,4 @@ def test_headerless_is_refused_then_salvaged() -> None:
     assert lost.count == 7
     want = oracle.events(rec)
     for row in range(len(trace.threads)):
-        mine = np.flatnonzero(trace.events.thread == row)
-        got = [(int(trace.events.action[i]), trace.methods.label(int(trace.events.method[i]))) for i in mine]
-        assert got == want[int(trace.threads.id[row])]
+        assert sequence(trace, row) == want[int(trace.threads.id[row])]
