@@ -92,11 +92,12 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     facts = meta.read(buf, frames)
     diags += facts.diagnostics
     which = frames.of(records.SAMPLE)
+    namer = names.Namer(facts.files)
     got, notes = samples.decode(
-        buf, which.astype(np.int64), frames.start[which], frames.stop[which]
+        buf, which.astype(np.int64), frames.start[which], frames.stop[which], namer
     )
     diags += notes
-    named = names.name(got, facts.files)
+    fields = namer.finish()
     ids, labels, row_of_sample, pid = _threads(facts, got.tid, diags)
     time = np.minimum(got.time, np.uint64(_MAX_TIME)).astype(np.int64)
     order = np.lexsort((got.record, time, row_of_sample))
@@ -112,8 +113,9 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     )
     diags += wnotes
     depth = got.first[1:] - got.first[:-1]
-    ev = stacks.events(th, t, weight, (got.first[:-1][order], depth[order]), named.row)
-    diags += _notes(facts, len(got), named.unknown_files)
+    chain = (got.first[:-1][order], depth[order])
+    ev = stacks.events(th, t, weight, chain, got.row, thread_index_dtype(len(ids)))
+    diags += _notes(facts, len(got), namer.unknown_files)
     options = {"event-types": ",".join(facts.event_types), **facts.meta}
     if pid is not None:
         options["pid"] = str(pid)
@@ -132,13 +134,13 @@ def read(src: Source, *, source: str | None = None) -> Trace:
         event_types=tuple(facts.event_types),
     )
     events = EventTable(
-        thread=ev.thread.astype(thread_index_dtype(len(ids))),
+        thread=ev.thread,
         method=ev.method,
         action=ev.action,
         cpu=ev.cpu,
         wall=ev.wall,
     )
-    methods = method_table(np.arange(len(named.fields.name), dtype=np.uint64), named.fields, [])
+    methods = method_table(np.arange(len(fields.name), dtype=np.uint64), fields, [])
     return assemble(about, thread_table(ids, labels), methods, events, diags, source)
 
 

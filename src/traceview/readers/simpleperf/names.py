@@ -12,30 +12,20 @@ one row per (file, symbol), unresolved ones one per (file, address).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.readers.assemble import MethodFields
-from traceview.readers.simpleperf.samples import Samples
 
 I32 = npt.NDArray[np.int32]
+U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 
 INTERPRETED, JIT = 1, 2
 _DEX = (".jar", ".apk", ".dex", ".vdex", ".oat", ".odex")
 _JAVA = re.compile(r"[\w$]+(?:\.[\w$<>\-]+)+")
 _DEDUPED = " [DEDUPED]"
-
-
-@dataclass
-class Named:
-    """The method rows (`fields`, one per distinct method) and each call-chain entry's row."""
-
-    fields: MethodFields
-    row: I32
-    unknown_files: int
 
 
 def is_java_file(path: str) -> bool:
@@ -69,73 +59,83 @@ def _base(path: str) -> str:
     return re.split(r"[\\/]", path)[-1] or path
 
 
-def name(samples: Samples, files: dict[int, tuple[str, list[str]]]) -> Named:
-    """A method row for every call-chain entry of `samples`."""
-    ids = np.array(sorted(files), dtype=np.int64)
-    counts = np.array([len(files[int(i)][1]) for i in ids], dtype=np.int64)
-    base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    at = np.minimum(np.searchsorted(ids, samples.file), max(len(ids) - 1, 0))
-    known = (ids[at] == samples.file) if len(ids) else np.zeros(len(samples.file), dtype=bool)
-    nsym = np.where(known, counts[at] if len(ids) else 0, 0)
-    resolved = known & (samples.symbol >= 0) & (samples.symbol < nsym)
-    total = int(base[-1])
-    key = np.where(resolved, base[at] + samples.symbol if len(ids) else 0, 0).astype(np.int64)
-    loose = np.flatnonzero(~resolved)
-    uniq, inverse = _pairs(samples.file[loose], samples.vaddr[loose])
-    key[loose] = total + inverse
-    java_run = np.zeros(total + len(uniq), dtype=bool)
-    ran = np.isin(samples.execution, (INTERPRETED, JIT))
-    java_run[key[ran]] = True
-    # the keys in use, numbered in order (a table over the keys: no sort of every frame)
-    seen = np.zeros(total + len(uniq), dtype=bool)
-    seen[key] = True
-    used = np.flatnonzero(seen)
-    number = np.cumsum(seen) - 1
-    entry_key = number[key]
-    flat = [s for i in ids.tolist() for s in files[i][1]]
-    paths = [files[i][0] for i in ids.tolist()]
-    owner = np.repeat(np.arange(len(ids)), counts)
-    rows: dict[tuple[str, ...], int] = {}
-    of_key = np.empty(len(used), dtype=np.int32)
-    fields = MethodFields()
-    for k, u in enumerate(used.tolist()):
-        if u < total:
-            path = paths[int(owner[u])]
-            symbol = flat[u]
-            java = java_name(symbol) if (java_run[u] or is_java_file(path)) else None
-            ident = ("java", *java) if java else ("native", symbol, path)
-        else:
-            f, v = uniq[u - total]
-            fid = int(f)
-            path = files[fid][0] if fid in files else f"[file {fid}]"
-            ident = ("addr", path, f"{int(v):x}")
-        row = rows.get(ident)
+class Namer:
+    """Gives call-chain entries their method rows, chunk after chunk of samples: rows are
+    made the first time a method (or an unresolved address) is met, so Python runs once per
+    distinct frame, never per entry."""
+
+    def __init__(self, files: dict[int, tuple[str, list[str]]]) -> None:
+        self.files = files
+        self.ids = np.array(sorted(files), dtype=np.int64)
+        counts = np.array([len(files[int(i)][1]) for i in self.ids], dtype=np.int64)
+        self.counts = counts
+        self.base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.flat = [s for i in self.ids.tolist() for s in files[i][1]]
+        self.paths = [files[i][0] for i in self.ids.tolist()]
+        self.owner = np.repeat(np.arange(len(self.ids)), counts)
+        self.symbol_row = np.full(2 * int(self.base[-1]), -1, dtype=np.int32)
+        self.addresses: dict[int, tuple[U64, I32]] = {}
+        self.rows: dict[tuple[str, ...], int] = {}
+        self.fields = MethodFields()
+        self.unknown_files = 0
+
+    def __call__(self, vaddr: U64, file: I64, symbol: I64, execution: I64) -> I32:
+        """The method row of each entry."""
+        out = np.empty(len(file), dtype=np.int32)
+        ids = self.ids
+        at = np.minimum(np.searchsorted(ids, file), max(len(ids) - 1, 0))
+        known = ids[at] == file if len(ids) else np.zeros(len(file), dtype=bool)
+        self.unknown_files += int(np.count_nonzero(~known))
+        nsym = np.where(known, self.counts[at] if len(ids) else 0, 0)
+        resolved = np.flatnonzero(known & (symbol >= 0) & (symbol < nsym))
+        ran = np.isin(execution[resolved], (INTERPRETED, JIT))
+        key = (self.base[at[resolved]] + symbol[resolved]) * 2 + ran
+        rows = self.symbol_row[key]
+        for k in np.unique(key[rows < 0]).tolist():
+            self.symbol_row[k] = self._symbol(k // 2, bool(k % 2))
+        out[resolved] = self.symbol_row[key]
+        loose = np.flatnonzero(~(known & (symbol >= 0) & (symbol < nsym)))
+        order = loose[np.argsort(file[loose], kind="stable")]
+        edges = np.flatnonzero(np.diff(file[order])) + 1
+        for group in np.split(order, edges) if len(order) else []:
+            out[group] = self._addresses(int(file[group[0]]), vaddr[group])
+        return out
+
+    def _symbol(self, g: int, ran: bool) -> int:
+        path, symbol = self.paths[int(self.owner[g])], self.flat[g]
+        java = java_name(symbol) if (ran or is_java_file(path)) else None
+        return self._row(("java", *java) if java else ("native", symbol, path))
+
+    def _addresses(self, fid: int, vaddr: U64) -> I32:
+        """Rows of unresolved addresses of one file (new ones get rows)."""
+        values, inverse = np.unique(vaddr, return_inverse=True)
+        seen, rows = self.addresses.get(
+            fid, (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32))
+        )
+        pos = np.minimum(np.searchsorted(seen, values), max(len(seen) - 1, 0))
+        hit = seen[pos] == values if len(seen) else np.zeros(len(values), dtype=bool)
+        mine = np.where(hit, rows[pos] if len(seen) else 0, -1).astype(np.int32)
+        fresh = np.flatnonzero(~hit)
+        path = self.files[fid][0] if fid in self.files else f"[file {fid}]"
+        for k in fresh.tolist():
+            mine[k] = self._row(("addr", path, f"{int(values[k]):x}"))
+        if len(fresh):
+            both = np.concatenate([seen, values[fresh]])
+            order = np.argsort(both, kind="stable")
+            self.addresses[fid] = (both[order], np.concatenate([rows, mine[fresh]])[order])
+        return mine[inverse.ravel()]
+
+    def _row(self, ident: tuple[str, ...]) -> int:
+        row = self.rows.get(ident)
         if row is None:
-            row = rows[ident] = len(rows)
-            _add(fields, ident)
-        of_key[k] = row
-    _disambiguate(fields, list(rows))
-    unknown = int(np.count_nonzero(~known))
-    return Named(fields, of_key[entry_key], unknown)
+            row = self.rows[ident] = len(self.rows)
+            _add(self.fields, ident)
+        return row
 
-
-def _pairs(file: I64, vaddr: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.void], I64]:
-    """The distinct (file, vaddr) pairs of unresolved frames and each frame's pair number."""
-    if (
-        len(file)
-        and int(file.min()) >= 0
-        and int(file.max()) < 1 << 16
-        and (int(vaddr.max()) < 1 << 48)
-    ):  # one uint64 key sorts far faster than a record
-        packed = (file.astype(np.uint64) << np.uint64(48)) | vaddr
-        u, inverse = np.unique(packed, return_inverse=True)
-        out = np.empty(len(u), dtype=[("f", "<i8"), ("v", "<u8")])
-        out["f"], out["v"] = (u >> np.uint64(48)).astype(np.int64), u & np.uint64((1 << 48) - 1)
-        return out, inverse.ravel().astype(np.int64)
-    pairs = np.empty(len(file), dtype=[("f", "<i8"), ("v", "<u8")])
-    pairs["f"], pairs["v"] = file, vaddr
-    u2, inverse2 = np.unique(pairs, return_inverse=True)
-    return u2, inverse2.ravel().astype(np.int64)
+    def finish(self) -> MethodFields:
+        """The method rows' fields, native labels shared by two files made unique."""
+        _disambiguate(self.fields, list(self.rows))
+        return self.fields
 
 
 def _add(fields: MethodFields, ident: tuple[str, ...]) -> None:

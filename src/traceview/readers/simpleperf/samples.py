@@ -11,6 +11,8 @@ its record) is decoded alone by the plain decoder, or dropped with a diagnostic.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +28,15 @@ U8 = npt.NDArray[np.uint8]
 _ENTRY = 3 << 3 | wire.LEN
 
 
+I32 = npt.NDArray[np.int32]
+GROUP = 4 << 20  # bytes of records decoded together: bounds the per-entry work arrays
+Namer = Callable[[U64, I64, I64, I64], I32]  # (vaddr, file, symbol, execution) -> rows
+
+
 @dataclass
 class Samples:
-    """One row per sample, its call chain entries in `chain[first[i]:first[i+1]]` (innermost
-    first, as written). `has_count[i]` says the record wrote an event count."""
+    """One row per sample, the method rows of its call chain in `row[first[i]:first[i+1]]`
+    (innermost first, as written). `has_count[i]` says the record wrote an event count."""
 
     record: I64
     time: U64
@@ -38,38 +45,42 @@ class Samples:
     has_count: npt.NDArray[np.bool_]
     event: I64
     first: I64
-    vaddr: U64
-    file: I64
-    symbol: I64
-    execution: I64
+    row: I32
 
     def __len__(self) -> int:
         return len(self.record)
 
 
 def decode(
-    buf: bytes | memoryview, records: I64, start: I64, stop: I64
+    buf: bytes | memoryview, records: I64, start: I64, stop: I64, name: Namer
 ) -> tuple[Samples, list[Diagnostic]]:
-    """The samples of the records `records` whose payloads are `buf[start:stop]`."""
-    raw = wire.padded(buf)
-    top, bad = _top(raw, start, stop)
-    keep = np.flatnonzero(~bad)
-    chain = _entries(raw, top, keep)
-    fast = Samples(
-        records[keep],
-        top.time[keep],
-        top.tid[keep],
-        top.count[keep],
-        top.has[keep],
-        top.event[keep],
-        *chain,
-    )
-    slow, broken = _slow(buf, records, start, stop, np.flatnonzero(bad))
+    """The samples of the records `records` whose payloads are `buf[start:stop]`, their
+    entries named by `name`, a group of records (`GROUP` bytes of the file) at a time."""
+    view = memoryview(buf)
+    parts = []
+    refused = []
+    group = (start - start[0]) // GROUP if len(start) else start
+    edges = [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(start)]
+    for lo, hi in itertools.pairwise(edges):
+        if lo == hi:
+            continue
+        at = int(start[lo])
+        raw = wire.padded(view[at : int(stop[hi - 1])])
+        top, bad = _top(raw, start[lo:hi] - at, stop[lo:hi] - at)
+        keep = np.flatnonzero(~bad)
+        first, vaddr, file, symbol, execution = _entries(raw, top, keep)
+        cols = (top.time[keep], top.tid[keep], top.count[keep], top.has[keep], top.event[keep])
+        parts.append(
+            Samples(records[lo:hi][keep], *cols, first, name(vaddr, file, symbol, execution))
+        )
+        refused.append(lo + np.flatnonzero(bad))
+    which = np.concatenate(refused) if refused else np.zeros(0, dtype=np.int64)
+    slow, broken = _slow(buf, records, start, stop, which, name)
     diags = []
     if broken:
         what = f"{len(broken)} sample records that do not decode were dropped"
         diags.append(Diagnostic("bad-sample", what, offset=broken[0], count=len(broken)))
-    return _concat([fast, slow]) if len(slow) else fast, diags
+    return _concat([*parts, slow]), diags
 
 
 @dataclass
@@ -224,7 +235,7 @@ def _i32(values: U64) -> I64:
 
 
 def _slow(
-    buf: bytes | memoryview, records: I64, start: I64, stop: I64, which: I64
+    buf: bytes | memoryview, records: I64, start: I64, stop: I64, which: I64, name: Namer
 ) -> tuple[Samples, list[int]]:
     """The samples the vectorised walk refused, one at a time; offsets of undecodable ones."""
     rows = []
@@ -251,10 +262,7 @@ def _slow(
         col(4, bool),
         col(5, np.int64),
         first,
-        ent(0, np.uint64),
-        ent(1, np.int64),
-        ent(2, np.int64),
-        ent(3, np.int64),
+        name(ent(0, np.uint64), ent(1, np.int64), ent(2, np.int64), ent(3, np.int64)),
     )
     return got, broken
 
@@ -298,18 +306,8 @@ def _concat(parts: list[Samples]) -> Samples:
         firsts.append(p.first[:-1] + base)
         base += int(p.first[-1])
     first = np.concatenate([*firsts, np.array([base], dtype=np.int64)])
-    cols = {}
-    for name in (
-        "record",
-        "time",
-        "tid",
-        "count",
-        "has_count",
-        "event",
-        "vaddr",
-        "file",
-        "symbol",
-        "execution",
-    ):
-        cols[name] = np.concatenate([getattr(p, name) for p in parts])
+    cols = {
+        name: np.concatenate([getattr(p, name) for p in parts])
+        for name in ("record", "time", "tid", "count", "has_count", "event", "row")
+    }
     return Samples(first=first, **cols)

@@ -12,6 +12,7 @@ when recorded with --trace-offcpu). All of it is vectorised over chunks of sampl
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,29 +20,72 @@ import numpy.typing as npt
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
-CHUNK = 1 << 18  # samples diffed together (the compared frames of a chunk bound its memory)
+CHUNK = 1 << 15  # samples diffed together (the compared frames of a chunk bound its memory)
 
 
 @dataclass
 class Events:
     """The event columns, grouped by thread, each thread in time order."""
 
-    thread: I64
+    thread: npt.NDArray[np.unsignedinteger]
     method: I32
     action: npt.NDArray[np.uint8]
     cpu: I64
     wall: I64
 
 
-def events(thread: I64, time: I64, weight: I64, chain: tuple[I64, I64], rows: I32) -> Events:
+@dataclass
+class _Steps:
+    """The samples in order, with a closing step (depth 0) after each thread's last."""
+
+    thread: I64
+    depth: I64
+    first: I64
+    cpu: I64
+    wall: I64
+
+
+def events(
+    thread: I64,
+    time: I64,
+    weight: I64,
+    chain: tuple[I64, I64],
+    rows: I32,
+    dtype: np.dtype[np.unsignedinteger],
+) -> Events:
     """The events of samples (`thread` rows, `time` and `weight` in ns, call chains
     `rows[first[i]:first[i] + depth[i]]` with `chain = (first, depth)`, innermost first),
-    already sorted by (thread, time)."""
+    already sorted by (thread, time); thread rows as `dtype`. The common prefixes are found
+    first (a number per step), so the event columns are made once at their final size."""
+    steps = _steps(thread, time, weight, chain)
+    total = len(steps.thread)
+    bounds = [*range(0, total, CHUNK), total]
+    lcp = np.concatenate(
+        [_common(steps, rows, lo, hi) for lo, hi in itertools.pairwise(bounds)]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    prev_depth = _previous(steps, np.arange(total))[1]
+    count = prev_depth - lcp + steps.depth - lcp
+    at = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    n = int(at[-1])
+    out = Events(
+        np.empty(n, dtype=dtype),
+        np.empty(n, dtype=np.int32),
+        np.empty(n, dtype=np.uint8),
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+    )
+    for lo, hi in itertools.pairwise(bounds):
+        _emit(steps, rows, lcp, lo, hi, out, slice(int(at[lo]), int(at[hi])))
+    return out
+
+
+def _steps(thread: I64, time: I64, weight: I64, chain: tuple[I64, I64]) -> _Steps:
     n = len(thread)
+    first, depth = chain
     if n == 0:
         z = np.zeros(0, dtype=np.int64)
-        return Events(z, z.astype(np.int32), z.astype(np.uint8), z, z)
-    first, depth = chain
+        return _Steps(z, z, z, z, z)
     last = np.flatnonzero(np.append(thread[1:] != thread[:-1], True))  # each thread's last
     start = np.concatenate([[0], last[:-1] + 1])
     begins = np.zeros(n, dtype=bool)
@@ -53,37 +97,34 @@ def events(thread: I64, time: I64, weight: I64, chain: tuple[I64, I64], rows: I3
     # a closing step after each thread's last sample: depth 0, at the end of its slice
     step = np.arange(n) + np.repeat(np.arange(len(last)), last - start + 1)
     total = n + len(last)
-    s_thread = np.empty(total, dtype=np.int64)
-    s_depth = np.zeros(total, dtype=np.int64)
-    s_first = np.zeros(total, dtype=np.int64)
-    s_wall = np.empty(total, dtype=np.int64)
-    s_cpu = np.empty(total, dtype=np.int64)
-    close = last + np.arange(1, len(last) + 1)
-    s_thread[step], s_thread[close] = thread, thread[last]
-    s_depth[step], s_first[step] = depth, first
-    s_wall[step], s_wall[close] = wall, time[last]
-    s_cpu[step], s_cpu[close] = cpu, cpu[last] + weight[last]
-    parts = [
-        _diff(s_thread, s_depth, s_first, rows, lo, min(lo + CHUNK, total))
-        for lo in range(0, total, CHUNK)
-    ]
-    at = np.concatenate([p[0] for p in parts])
-    return Events(
-        s_thread[at],
-        np.concatenate([p[1] for p in parts]).astype(np.int32),
-        np.concatenate([p[2] for p in parts]).astype(np.uint8),
-        s_cpu[at],
-        s_wall[at],
+    s = _Steps(
+        np.empty(total, dtype=np.int64),
+        np.zeros(total, dtype=np.int64),
+        np.zeros(total, dtype=np.int64),
+        np.empty(total, dtype=np.int64),
+        np.empty(total, dtype=np.int64),
     )
+    close = last + np.arange(1, len(last) + 1)
+    s.thread[step], s.thread[close] = thread, thread[last]
+    s.depth[step], s.first[step] = depth, first
+    s.wall[step], s.wall[close] = wall, time[last]
+    s.cpu[step], s.cpu[close] = cpu, cpu[last] + weight[last]
+    return s
 
 
-def _diff(thread: I64, depth: I64, first: I64, rows: I32, lo: int, hi: int) -> tuple[I64, I64, I64]:
-    """Step index, method row and action of the events of steps [lo, hi)."""
+def _previous(s: _Steps, k: I64) -> tuple[I64, I64]:
+    """Each step's previous step of the same thread (its first frame) and its depth (0 for a
+    thread's first step)."""
+    p = np.maximum(k - 1, 0)
+    has = (k > 0) & (s.thread[p] == s.thread[k])
+    return s.first[p], np.where(has, s.depth[p], 0)
+
+
+def _common(s: _Steps, rows: I32, lo: int, hi: int) -> I64:
+    """How many outer frames each step of [lo, hi) shares with the previous one."""
     k = np.arange(lo, hi)
-    p = k - 1
-    has_prev = (p >= 0) & (thread[np.maximum(p, 0)] == thread[k])
-    d, dp = depth[k], np.where(has_prev, depth[np.maximum(p, 0)], 0)
-    o, op = first[k], first[np.maximum(p, 0)]
+    op, dp = _previous(s, k)
+    o, d = s.first[k], s.depth[k]
     common = np.minimum(d, dp)
     # the j-th frame from the root of a step is rows[first + depth - 1 - j]
     seg = np.repeat(np.arange(len(k)), common)
@@ -94,13 +135,25 @@ def _diff(thread: I64, depth: I64, first: I64, rows: I32, lo: int, hi: int) -> t
     if len(hit):
         segs, once = np.unique(seg[hit], return_index=True)
         lcp[segs] = j[hit[once]]
-    n_exit, n_enter = dp - lcp, d - lcp
-    count = n_exit + n_enter
+    return lcp
+
+
+def _emit(s: _Steps, rows: I32, lcp: I64, lo: int, hi: int, out: Events, to: slice) -> None:
+    """Write the events of steps [lo, hi) into `out[to]`."""
+    k = np.arange(lo, hi)
+    op, dp = _previous(s, k)
+    o, d, c = s.first[k], s.depth[k], lcp[lo:hi]
+    n_exit = dp - c
+    count = n_exit + d - c
     owner = np.repeat(np.arange(len(k)), count)
     pos = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     exiting = pos < n_exit[owner]
     # exits from the innermost vanished frame out; enters from the outermost new frame in
-    level = np.where(exiting, dp[owner] - 1 - pos, lcp[owner] + pos - n_exit[owner])
+    level = np.where(exiting, dp[owner] - 1 - pos, c[owner] + pos - n_exit[owner])
     index = np.where(exiting, (op + dp - 1)[owner] - level, (o + d - 1)[owner] - level)
-    method = rows[index].astype(np.int64) if len(index) else np.zeros(0, dtype=np.int64)
-    return k[owner], method, exiting.astype(np.int64)
+    step = k[owner]
+    out.thread[to] = s.thread[step]
+    out.method[to] = rows[index] if len(index) else 0
+    out.action[to] = exiting
+    out.cpu[to] = s.cpu[step]
+    out.wall[to] = s.wall[step]
