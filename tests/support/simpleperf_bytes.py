@@ -116,8 +116,10 @@ def big(
     samples: int, threads: int = 16, stacks: int = 4000, depth: int = 40, seed: int = 1
 ) -> bytes:
     """A recording of `samples` samples: `threads` threads walking `stacks` distinct call
-    chains of ~`depth` frames over 40 files (a quarter dex code), cpu-clock and sched_switch
-    events, the call-chain bytes encoded once per template."""
+    chains of ~`depth` frames over 40 files (a quarter dex code) and the kernel, about as
+    dense as the corpus recordings (~17 bytes per frame: 5 % of user frames and all kernel
+    frames unsymbolised), cpu-clock and sched_switch events; the call-chain bytes are encoded
+    once per template."""
     rng = np.random.default_rng(seed)
     files = [
         (f, f"/system/lib64/lib{f}.so" if f % 4 else f"/system/framework/f{f}.jar")
@@ -137,13 +139,16 @@ def big(
         root = chains[int(rng.integers(len(chains)))] if chains else []
         keep = root[len(root) - int(rng.integers(0, min(len(root), n) + 1)) :]
         fs, ks = rng.integers(0, 40, n - len(keep)), rng.integers(0, 400, n - len(keep))
-        ks[rng.random(len(ks)) < 0.15] = -1  # unresolved, as in real recordings
-        vs = rng.integers(0x10000, 0x4000000, len(ks))
+        ks[rng.random(len(ks)) < 0.05] = -1  # unresolved user-space frames
+        vs = rng.integers(0x100000, 0x40000000, len(ks))
         new = [Frame(int(f), int(k), int(v)) for f, k, v in zip(fs, ks, vs, strict=True)]
+        if rng.random() < 0.5:  # a few kernel frames on top, unsymbolised (as in the corpus)
+            top = rng.integers(0, 1 << 29, rng.integers(1, 8))
+            new = [Frame(40, -1, 0xFFFF_FFFF_8000_0000 + int(v)) for v in top] + new
         chains.append(new + keep)
         templates.append(b"".join(blob(3, entry(c)) for c in new + keep))
     out = [meta(["cpu-clock", "sched:sched_switch"], "com.example", True)]
-    out += [file(f, p, names[f]) for f, p in files]
+    out += [file(f, p, names[f]) for f, p in files] + [file(40, "[kernel.kallsyms]", [])]
     out += [thread(1000 + t, 1000, f"worker-{t}") for t in range(threads)]
     tid = rng.integers(0, threads, samples) + 1000
     pick = rng.integers(0, stacks, samples)
