@@ -73,7 +73,7 @@ def _ints(got: list[tuple[int, int, int | bytes]]) -> dict[int, int]:
 
 def _file(facts: Facts, got: list[tuple[int, int, int | bytes]]) -> bool:
     ids = _ints(got)
-    fid = ids.get(1, 0) & 0xFFFF_FFFF
+    fid = wire.int32(ids.get(1, 0))  # read as the samples read file_id
     path = ""
     symbols = []
     for number, _, value in got:

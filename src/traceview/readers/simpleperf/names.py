@@ -68,7 +68,11 @@ class Namer:
         self.files = files
         self.ids = np.array(sorted(files), dtype=np.int64)
         counts = np.array([len(files[int(i)][1]) for i in self.ids], dtype=np.int64)
-        self.counts = counts
+        self.counts = np.append(counts, 0)  # one more: "no such file" has no symbols
+        dense = int(self.ids.max()) + 1 if len(self.ids) and int(self.ids.max()) < 1 << 20 else 0
+        self.index = np.full(dense, len(self.ids), dtype=np.int64)  # file id -> position
+        small = self.ids[self.ids < dense]
+        self.index[small] = np.searchsorted(self.ids, small)
         self.base = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.flat = [s for i in self.ids.tolist() for s in files[i][1]]
         self.paths = [files[i][0] for i in self.ids.tolist()]
@@ -82,23 +86,36 @@ class Namer:
     def __call__(self, vaddr: U64, file: I64, symbol: I64, execution: I64) -> I32:
         """The method row of each entry."""
         out = np.empty(len(file), dtype=np.int32)
-        ids = self.ids
-        at = np.minimum(np.searchsorted(ids, file), max(len(ids) - 1, 0))
-        known = ids[at] == file if len(ids) else np.zeros(len(file), dtype=bool)
-        self.unknown_files += int(np.count_nonzero(~known))
-        nsym = np.where(known, self.counts[at] if len(ids) else 0, 0)
-        resolved = np.flatnonzero(known & (symbol >= 0) & (symbol < nsym))
-        ran = np.isin(execution[resolved], (INTERPRETED, JIT))
-        key = (self.base[at[resolved]] + symbol[resolved]) * 2 + ran
+        # file ids are 0, 1, 2, ... in practice: a table over them, a search otherwise
+        at = np.full(len(file), len(self.ids), dtype=np.int64)
+        small = (file >= 0) & (file < len(self.index))
+        at[small] = self.index[file[small]]
+        if not small.all():
+            other = np.flatnonzero(~small)
+            hit = np.searchsorted(self.ids, file[other])
+            found = (
+                (hit < len(self.ids))
+                & (self.ids[np.minimum(hit, len(self.ids) - 1)] == file[other])
+                if len(self.ids)
+                else np.zeros(len(other), dtype=bool)
+            )
+            at[other[found]] = hit[found]
+        known = at < len(self.ids)
+        self.unknown_files += len(file) - int(np.count_nonzero(known))
+        resolved = known & (symbol >= 0) & (symbol < self.counts[at])
+        rs = np.flatnonzero(resolved)
+        ran = (execution[rs] == INTERPRETED) | (execution[rs] == JIT)
+        key = (self.base[at[rs]] + symbol[rs]) * 2 + ran
         rows = self.symbol_row[key]
         for k in np.unique(key[rows < 0]).tolist():
             self.symbol_row[k] = self._symbol(k // 2, bool(k % 2))
-        out[resolved] = self.symbol_row[key]
-        loose = np.flatnonzero(~(known & (symbol >= 0) & (symbol < nsym)))
-        order = loose[np.argsort(file[loose], kind="stable")]
-        edges = np.flatnonzero(np.diff(file[order])) + 1
-        for group in np.split(order, edges) if len(order) else []:
-            out[group] = self._addresses(int(file[group[0]]), vaddr[group])
+        out[rs] = self.symbol_row[key]
+        loose = np.flatnonzero(~resolved)
+        if len(loose):
+            order = loose[np.argsort(file[loose], kind="stable")]
+            edges = np.flatnonzero(np.diff(file[order])) + 1
+            for group in np.split(order, edges):
+                out[group] = self._addresses(int(file[group[0]]), vaddr[group])
         return out
 
     def _symbol(self, g: int, ran: bool) -> int:
