@@ -153,12 +153,13 @@ def _field(
     time, tid, count, has, event = cols
     wt, number = key & 7, key >> 3
     value, size = wire.varints(raw, at + 1, stop[who])
-    ok = (key < 0x80) & (number > 0) & (size > 0) & np.isin(wt, (wire.VARINT, wire.LEN))
+    is_num, is_len = wt == wire.VARINT, wt == wire.LEN
+    ok = (key < 0x80) & (number > 0) & (size > 0) & (is_num | is_len)
     after = at + 1 + size
-    span = np.where(wt == wire.LEN, np.minimum(value, np.uint64(1 << 40)).astype(np.int64), 0)
-    ok &= ~((wt == wire.LEN) & (number == 3))  # an entry of 128 bytes or more
-    ok &= ~((wt == wire.VARINT) & np.isin(number, (3, 6)))
-    ok &= ~((wt == wire.LEN) & np.isin(number, (1, 2, 4, 5)))
+    span = np.where(is_len, np.minimum(value, np.uint64(1 << 40)).astype(np.int64), 0)
+    ok &= ~(is_len & (number == 3))  # an entry of 128 bytes or more
+    ok &= ~(is_num & ((number == 3) | (number == 6)))
+    ok &= ~(is_len & (number >= 1) & (number <= 5) & (number != 3))
     bad[who[~ok]] = True
     cursor[who] = after + span
     numbers = wt == wire.VARINT
@@ -192,7 +193,7 @@ def _entry_fields(raw: U8, at: I64, end: I64) -> tuple[U64, I64, I64, I64]:
     fits = np.ones(n, dtype=bool)
     for field in (1, 2, 3):
         fits &= (pos < end) & (raw[pos] == field << 3)
-        value, size = wire.varints(raw, pos + 1, end)
+        value, size = wire.varints(raw, pos + 1, end, 64 if field == 1 else 32)
         fits &= size > 0
         out[field - 1] = np.where(fits, value, 0)
         pos = pos + 1 + size

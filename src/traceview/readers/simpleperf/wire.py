@@ -94,10 +94,12 @@ def padded(buf: bytes | memoryview) -> U8:
     return raw
 
 
-def varints(raw: U8, at: I64, end: I64) -> tuple[U64, I64]:
+def varints(raw: U8, at: I64, end: I64, bits: int = 64) -> tuple[U64, I64]:
     """The varints starting at each offset `at` of a `padded` buffer, decoded at once: their
     values and sizes in bytes (0 for one that runs past its `end` or over 10 bytes). One pass
-    per byte position, over the varints still going (most stop after one or two bytes)."""
+    per byte position, over the varints still going (most stop after one or two bytes).
+    `bits=32` reads an int32 field: only its first five bytes hold bits that count (a -1
+    takes ten bytes), the others are only walked."""
     b = raw[at]
     value = (b & 0x7F).astype(np.uint64)
     size = np.ones(len(at), dtype=np.int64)
@@ -106,7 +108,8 @@ def varints(raw: U8, at: I64, end: I64) -> tuple[U64, I64]:
         if not len(going):
             break
         b = raw[at[going] + k]
-        value[going] |= (b & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        if 7 * k < bits:
+            value[going] |= (b & 0x7F).astype(np.uint64) << np.uint64(7 * k)
         size[going] = k + 1
         going = going[b >= 0x80]
     size[going] = 0
