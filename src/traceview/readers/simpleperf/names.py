@@ -82,24 +82,12 @@ class Namer:
         self.rows: dict[tuple[str, ...], int] = {}
         self.fields = MethodFields()
         self.unknown_files = 0
+        self._last: tuple[I64 | None, I64] = (None, np.zeros(0, dtype=np.int64))
 
     def __call__(self, vaddr: U64, file: I64, symbol: I64, execution: I64) -> I32:
         """The method row of each entry."""
         out = np.empty(len(file), dtype=np.int32)
-        # file ids are 0, 1, 2, ... in practice: a table over them, a search otherwise
-        at = np.full(len(file), len(self.ids), dtype=np.int64)
-        small = (file >= 0) & (file < len(self.index))
-        at[small] = self.index[file[small]]
-        if not small.all():
-            other = np.flatnonzero(~small)
-            hit = np.searchsorted(self.ids, file[other])
-            found = (
-                (hit < len(self.ids))
-                & (self.ids[np.minimum(hit, len(self.ids) - 1)] == file[other])
-                if len(self.ids)
-                else np.zeros(len(other), dtype=bool)
-            )
-            at[other[found]] = hit[found]
+        at = self._locate(file)
         known = at < len(self.ids)
         self.unknown_files += len(file) - int(np.count_nonzero(known))
         resolved = known & (symbol >= 0) & (symbol < self.counts[at])
@@ -117,6 +105,32 @@ class Namer:
             for group in np.split(order, edges):
                 out[group] = self._addresses(int(file[group[0]]), vaddr[group])
         return out
+
+    def _locate(self, file: I64) -> I64:
+        """Each file id's position among the file records (`len(ids)` when none gives it);
+        ids are 0, 1, 2, ... in practice: a table over them, a search otherwise."""
+        if file is self._last[0]:  # `loose` then the call, on the same entries
+            return self._last[1]
+        at = np.full(len(file), len(self.ids), dtype=np.int64)
+        small = (file >= 0) & (file < len(self.index))
+        at[small] = self.index[file[small]]
+        if not small.all():
+            other = np.flatnonzero(~small)
+            hit = np.searchsorted(self.ids, file[other])
+            found = (
+                (hit < len(self.ids))
+                & (self.ids[np.minimum(hit, len(self.ids) - 1)] == file[other])
+                if len(self.ids)
+                else np.zeros(len(other), dtype=bool)
+            )
+            at[other[found]] = hit[found]
+        self._last = (file, at)
+        return at
+
+    def loose(self, file: I64, symbol: I64) -> npt.NDArray[np.bool_]:
+        """Which frames have no symbol (named by their address)."""
+        at = self._locate(file)
+        return ~((at < len(self.ids)) & (symbol >= 0) & (symbol < self.counts[at]))
 
     def _symbol(self, g: int, ran: bool) -> int:
         path, symbol = self.paths[int(self.owner[g])], self.flat[g]

@@ -12,15 +12,14 @@ its record) is decoded alone by the plain decoder, or dropped with a diagnostic.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
-from traceview.readers.simpleperf import wire
+from traceview.readers.simpleperf import template, wire
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -30,7 +29,14 @@ _ENTRY = 3 << 3 | wire.LEN
 
 I32 = npt.NDArray[np.int32]
 GROUP = 4 << 20  # bytes of records decoded together: bounds the per-entry work arrays
-Namer = Callable[[U64, I64, I64, I64], I32]  # (vaddr, file, symbol, execution) -> rows
+
+
+class Namer(Protocol):
+    """Gives call-chain entries method rows (`names.Namer`)."""
+
+    def __call__(self, vaddr: U64, file: I64, symbol: I64, execution: I64) -> I32: ...
+
+    def loose(self, file: I64, symbol: I64) -> npt.NDArray[np.bool_]: ...
 
 
 @dataclass
@@ -66,14 +72,19 @@ def decode(
             continue
         at = int(start[lo])
         raw = wire.padded(view[at : int(stop[hi - 1])])
-        top, bad = _top(raw, start[lo:hi] - at, stop[lo:hi] - at)
+        here, there = start[lo:hi] - at, stop[lo:hi] - at
+        m = template.match(raw, here, there, name.loose)  # simpleperf's own layout, at once
+        cols = (m.time, m.tid, m.count, m.has_count, m.event)
+        rows = name(m.vaddr, m.file, m.symbol, np.zeros(len(m.file), dtype=np.int64))
+        parts.append(Samples(records[lo:hi][m.ok], *cols, m.first, rows))
+        rest = np.flatnonzero(~m.ok)  # any other layout: walked field by field
+        top, bad = _top(raw, here[rest], there[rest])
         keep = np.flatnonzero(~bad)
         first, vaddr, file, symbol, execution = _entries(raw, top, keep)
         cols = (top.time[keep], top.tid[keep], top.count[keep], top.has[keep], top.event[keep])
-        parts.append(
-            Samples(records[lo:hi][keep], *cols, first, name(vaddr, file, symbol, execution))
-        )
-        refused.append(lo + np.flatnonzero(bad))
+        rows = name(vaddr, file, symbol, execution)
+        parts.append(Samples(records[lo:hi][rest[keep]], *cols, first, rows))
+        refused.append(lo + rest[bad])
     which = np.concatenate(refused) if refused else np.zeros(0, dtype=np.int64)
     slow, broken = _slow(buf, records, start, stop, which, name)
     diags = []

@@ -139,21 +139,24 @@ def _common(s: _Steps, rows: I32, lo: int, hi: int) -> I64:
 
 
 def _emit(s: _Steps, rows: I32, lcp: I64, lo: int, hi: int, out: Events, to: slice) -> None:
-    """Write the events of steps [lo, hi) into `out[to]`."""
+    """Write the events of steps [lo, hi) into `out[to]` (per-step values spread over their
+    events with `np.repeat`, a sequential copy, rather than gathered)."""
     k = np.arange(lo, hi)
     op, dp = _previous(s, k)
     o, d, c = s.first[k], s.depth[k], lcp[lo:hi]
     n_exit = dp - c
     count = n_exit + d - c
-    owner = np.repeat(np.arange(len(k)), count)
     pos = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    exiting = pos < n_exit[owner]
-    # exits from the innermost vanished frame out; enters from the outermost new frame in
-    level = np.where(exiting, dp[owner] - 1 - pos, c[owner] + pos - n_exit[owner])
-    index = np.where(exiting, (op + dp - 1)[owner] - level, (o + d - 1)[owner] - level)
-    step = k[owner]
-    out.thread[to] = s.thread[step]
+    exits = np.repeat(n_exit, count)
+    exiting = pos < exits
+    # chains are stored innermost first: exits (innermost vanished frame out) are
+    # rows[op + pos]; enters (outermost new frame in, level lcp + pos - n_exit) are
+    # rows[o + d - 1 - level]
+    index = np.where(
+        exiting, np.repeat(op, count) + pos, np.repeat(o + d - 1 - c + n_exit, count) - pos
+    )
+    out.thread[to] = np.repeat(s.thread[k], count)
     out.method[to] = rows[index] if len(index) else 0
     out.action[to] = exiting
-    out.cpu[to] = s.cpu[step]
-    out.wall[to] = s.wall[step]
+    out.cpu[to] = np.repeat(s.cpu[k], count)
+    out.wall[to] = np.repeat(s.wall[k], count)
