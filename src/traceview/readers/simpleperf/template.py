@@ -78,20 +78,20 @@ def match(raw: U8, start: I64, stop: I64, loose: Callable[[I64, I64], Bools]) ->
     tid = _int32(small(raw, t_end + 2, np.where(ok, tid_end - t_end - 1, 1), 32))
     counted, event, has = _tail(raw, ends, r0 + 4 + 8 * depth, tail, ok)
     # every entry of every sample that still matches
-    who = np.flatnonzero(ok)
     n = np.where(ok, depth, 0)
     sid = np.repeat(np.arange(len(start)), n)
-    j = np.arange(len(sid)) - np.repeat(np.cumsum(n) - n, n)
-    b = r0[sid] + 4 + 8 * j
+    # entry k of the group (j-th of its sample) starts at varint r0 + 4 + 8 j
+    b = np.repeat(r0 + 4 - 8 * (np.cumsum(n) - n), n) + 8 * np.arange(len(sid))
     p = ends[b - 1] + 1
     e3, e5, e7 = ends[b + 3], ends[b + 5], ends[b + 7]
     length = raw[p + 1].astype(np.int64)
     good = (raw[p] == ENTRY) & (raw[p + 2] == VADDR) & (raw[e3 + 1] == FILE)
     good &= (raw[e5 + 1] == SYMBOL) & (e7 + 1 == p + 2 + length) & (length < 0x80)
     good &= (e3 - p - 2 <= 10) & (e5 - e3 - 1 <= 10) & (e7 - e5 - 1 <= 10)
-    ok[sid[~good]] = False
-    mine = ok[sid]
-    p, e3, e5, e7 = p[mine], e3[mine], e5[mine], e7[mine]
+    if not good.all():
+        ok[sid[~good]] = False
+        mine = ok[sid]
+        p, e3, e5, e7 = p[mine], e3[mine], e5[mine], e7[mine]
     file = _int32(small(raw, e3 + 2, e5 - e3 - 1, 32))
     symbol = _int32(small(raw, e5 + 2, e7 - e5 - 1, 32))
     vaddr = np.zeros(len(p), dtype=np.uint64)
