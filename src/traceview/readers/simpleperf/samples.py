@@ -28,7 +28,7 @@ _ENTRY = 3 << 3 | wire.LEN
 
 
 I32 = npt.NDArray[np.int32]
-GROUP = 4 << 20  # bytes of records decoded together: bounds the per-entry work arrays
+GROUP = 1 << 20  # bytes of records decoded together: bounds the per-entry work arrays
 
 
 class Namer(Protocol):

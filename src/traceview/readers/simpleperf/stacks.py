@@ -121,20 +121,26 @@ def _previous(s: _Steps, k: I64) -> tuple[I64, I64]:
 
 
 def _common(s: _Steps, rows: I32, lo: int, hi: int) -> I64:
-    """How many outer frames each step of [lo, hi) shares with the previous one."""
+    """How many outer frames each step of [lo, hi) shares with the previous one: the
+    root-aligned frames of both compared at once, the first difference of each step found by
+    one `minimum.reduceat`."""
     k = np.arange(lo, hi)
     op, dp = _previous(s, k)
     o, d = s.first[k], s.depth[k]
     common = np.minimum(d, dp)
+    total = int(common.sum())
+    if total == 0:
+        return common
+    at = np.cumsum(common) - common  # where each step's comparisons begin
+    ar = np.arange(total)
     # the j-th frame from the root of a step is rows[first + depth - 1 - j]
-    seg = np.repeat(np.arange(len(k)), common)
-    j = np.arange(int(common.sum())) - np.repeat(np.cumsum(common) - common, common)
-    differ = rows[(o + d - 1)[seg] - j] != rows[(op + dp - 1)[seg] - j]
+    here = rows[np.repeat(o + d - 1 + at, common) - ar]
+    there = rows[np.repeat(op + dp - 1 + at, common) - ar]
+    where = np.where(here != there, ar, total)
+    some = np.flatnonzero(common)
+    found = np.minimum.reduceat(where, at[some])
     lcp = common.copy()
-    hit = np.flatnonzero(differ)
-    if len(hit):
-        segs, once = np.unique(seg[hit], return_index=True)
-        lcp[segs] = j[hit[once]]
+    lcp[some] = np.where(found < total, found - at[some], common[some])
     return lcp
 
 
