@@ -92,12 +92,16 @@ class Namer:
         self.unknown_files += len(file) - int(np.count_nonzero(known))
         resolved = known & (symbol >= 0) & (symbol < self.counts[at])
         rs = np.flatnonzero(resolved)
-        ran = (execution[rs] == INTERPRETED) | (execution[rs] == JIT)
-        key = (self.base[at[rs]] + symbol[rs]) * 2 + ran
+        key = (self.base[at[rs]] + symbol[rs]) * 2
+        if execution.any():
+            key += (execution[rs] == INTERPRETED) | (execution[rs] == JIT)
         rows = self.symbol_row[key]
-        for k in np.unique(key[rows < 0]).tolist():
-            self.symbol_row[k] = self._symbol(k // 2, bool(k % 2))
-        out[rs] = self.symbol_row[key]
+        new = np.flatnonzero(rows < 0)
+        if len(new):
+            for k in np.unique(key[new]).tolist():
+                self.symbol_row[k] = self._symbol(k // 2, bool(k % 2))
+            rows[new] = self.symbol_row[key[new]]
+        out[rs] = rows
         loose = np.flatnonzero(~resolved)
         if len(loose):
             order = loose[np.argsort(file[loose], kind="stable")]

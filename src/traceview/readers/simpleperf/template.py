@@ -43,10 +43,14 @@ class Matched:
 
 
 def small(raw: U8, at: I64, size: I64, bits: int = 64) -> U64:
-    """Varints of known sizes (1-10 bytes) at offsets `at`, keeping their low `bits`."""
+    """Varints of known sizes (1-10 bytes) at offsets `at`, keeping their low `bits`. The
+    first two bytes are read for every varint at once (ids under 16384 are at most two
+    bytes); only longer ones go on byte by byte."""
+    two = size >= 2
     value = (raw[at] & 0x7F).astype(np.uint64)
-    going = np.flatnonzero(size > 1)
-    k = 1
+    value |= ((raw[at + 1] & 0x7F) * two).astype(np.uint64) << np.uint64(7)
+    going = np.flatnonzero(size > 2)
+    k = 2
     while len(going) and 7 * k < bits:
         value[going] |= (raw[at[going] + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
         k += 1
