@@ -64,14 +64,17 @@ def test_events_times_and_weights() -> None:
     loop, read, write = "android.os.Looper.loop", "read (libc.so)", "write (libc.so)"
     # the first slice began 250 µs before the first sample; an off-CPU gap goes to the stack
     # the thread stopped in (the sched_switch sample's), until the next slice began
+    # (wall times from that first slice: CLOCK_MONOTONIC 750 µs)
     assert events(trace) == [
-        (7, 0, loop, 0, 750_000),
-        (7, 0, read, 0, 750_000),
-        (7, 1, read, 250_000, 1_000_000),
-        (7, 0, write, 250_000, 1_000_000),
-        (7, 1, write, 500_000, 2_250_000),
-        (7, 1, loop, 750_000, 2_500_000),
+        (7, 0, loop, 0, 0),
+        (7, 0, read, 0, 0),
+        (7, 1, read, 250_000, 250_000),
+        (7, 0, write, 250_000, 250_000),
+        (7, 1, write, 500_000, 1_500_000),
+        (7, 1, loop, 750_000, 1_750_000),
     ]
+    assert trace.header.options["monotonic-origin-ns"] == "750000"
+    assert trace.header.start_time_us == 750
     s = Session(trace)
     prof = s.profile(s.query(clock="cpu"))
     names = labels(trace)

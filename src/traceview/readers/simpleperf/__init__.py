@@ -124,10 +124,16 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     options["symbols"] = str(sum(len(symbols) for _, symbols in facts.files.values()))
     if facts.switches:
         options["context-switches"] = str(facts.switches)
+    # wall times from the first slice (as ART's are from tracing's start): a conversion to a
+    # V1 file (u4 µs) keeps them; the CLOCK_MONOTONIC time of that instant is kept
+    origin = int(ev.wall.min()) if len(ev.wall) else 0
+    ev.wall -= origin
+    options["monotonic-origin-ns"] = str(origin)
     about = About(
         variant="simpleperf",
         version=version,
         clock="dual",
+        start_time_us=origin // 1000,
         options=options,
         sampled=True,
         sampling_interval_us=interval,
@@ -140,7 +146,9 @@ def read(src: Source, *, source: str | None = None) -> Trace:
         cpu=ev.cpu,
         wall=ev.wall,
     )
-    methods = method_table(np.arange(len(fields.name), dtype=np.uint64), fields, [])
+    # ids as ART writes them (multiples of 4: the action bits clear), so a conversion keeps them
+    ids4 = (np.arange(len(fields.name), dtype=np.uint64) + np.uint64(1)) << np.uint64(2)
+    methods = method_table(ids4, fields, [])
     return assemble(about, thread_table(ids, labels), methods, events, diags, source)
 
 
