@@ -117,9 +117,9 @@ def big(
 ) -> bytes:
     """A recording of `samples` samples: `threads` threads walking `stacks` distinct call
     chains of ~`depth` frames over 40 files (a quarter dex code) and the kernel, about as
-    dense as the corpus recordings (~17 bytes per frame: 5 % of user frames and all kernel
-    frames unsymbolised), cpu-clock and sched_switch events; the call-chain bytes are encoded
-    once per template."""
+    dense as the corpus recordings (~15 bytes per frame; the frames of the kernel and of two
+    files are unsymbolised, as JIT code and stripped libraries are), cpu-clock and
+    sched_switch events; the call-chain bytes are encoded once per template."""
     rng = np.random.default_rng(seed)
     files = [
         (f, f"/system/lib64/lib{f}.so" if f % 4 else f"/system/framework/f{f}.jar")
@@ -139,7 +139,7 @@ def big(
         root = chains[int(rng.integers(len(chains)))] if chains else []
         keep = root[len(root) - int(rng.integers(0, min(len(root), n) + 1)) :]
         fs, ks = rng.integers(0, 40, n - len(keep)), rng.integers(0, 400, n - len(keep))
-        ks[rng.random(len(ks)) < 0.05] = -1  # unresolved user-space frames
+        ks[fs >= 38] = -1  # two files without symbols (JIT code, a stripped library)
         vs = rng.integers(0x100000, 0x40000000, len(ks))
         new = [Frame(int(f), int(k), int(v)) for f, k, v in zip(fs, ks, vs, strict=True)]
         if rng.random() < 0.5:  # a few kernel frames on top, unsymbolised (as in the corpus)
