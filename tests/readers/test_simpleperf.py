@@ -73,7 +73,7 @@ def test_events_times_and_weights() -> None:
         (7, 1, write, 500_000, 1_500_000),
         (7, 1, loop, 750_000, 1_750_000),
     ]
-    assert trace.header.options["monotonic-origin-ns"] == "750000"
+    assert trace.header.monotonic_offset_ns == 750_000
     assert trace.header.start_time_us == 750
     s = Session(trace)
     prof = s.profile(s.query(clock="cpu"))

@@ -12,13 +12,15 @@ import argparse
 import re
 from typing import NoReturn
 
-from traceview.analysis.diff import DiffView, Run, Thresholds, diff, summarise
+from traceview.analysis.diff import Run, Thresholds, diff, summarise
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
-from traceview.exporters import Exporter, Options, get
+from traceview.exporters import get
 from traceview.model import printable
+
+FLAGS = {"limit": "--limit"}  # the main output's format options (--junit's takes none)
 
 _PERCENT = re.compile(r"^\s*\+?([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*%?\s*$")
 
@@ -119,6 +121,8 @@ def main(argv: list[str]) -> int:
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
+    fmt = get("diff-json" if args.json else "diff-markdown" if args.markdown else "diff")
+    opts = options.format_options("diff", fmt, args, FLAGS)
     first = options.open_trace(args.baseline[0], args)
     if args.clock is None:  # one clock for every run: the first baseline's default
         args.clock = first.default_clock
@@ -132,11 +136,9 @@ def main(argv: list[str]) -> int:
         result = diff(base, cand, thresholds)
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
-    name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
-    opts = Options(limit=args.limit)
     if args.junit:
-        _write(get("diff-junit"), result, args.junit, opts)
-    _write(get(name), result, args.output, opts)
+        options.write(get("diff-junit"), result, args.junit)
+    options.write(fmt, result, args.output, opts)
     return 1 if result.regressions else 0
 
 
@@ -152,10 +154,3 @@ def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:
     except CliError as exc:
         raise CliError(f"{printable(path)}: {exc}") from None
     return summarise(View(session, q))
-
-
-def _write(
-    exporter: Exporter[DiffView], result: DiffView, target: str | None, opts: Options
-) -> None:
-    with options.output(target, exporter.binary) as out:
-        exporter.export(result, out, opts)

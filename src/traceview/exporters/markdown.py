@@ -1,4 +1,4 @@
-"""The `diff-markdown` exporter: a comparison of runs (`analysis.diff.DiffView`) as GitHub
+"""The `diff-markdown` format: a comparison of runs (`analysis.diff.DiffView`) as GitHub
 flavoured Markdown, for a pull-request comment or a CI job summary (`$GITHUB_STEP_SUMMARY`).
 Names are escaped for a table cell: control characters via `model.printable`, then the
 characters Markdown gives a meaning (`|`, backticks, emphasis, links, HTML `<`)."""
@@ -7,14 +7,26 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import IO, Any
 
 from traceview.analysis.diff import DiffView
-from traceview.exporters import Exporter, Options
 from traceview.exporters.diff import METRIC_WORDS, gate_text, ms, percent, shown_rows, summary
 from traceview.model import printable
 
+NAME = "diff-markdown"
+SUFFIXES = (".md",)
+BINARY = False
+SUBJECT = "runs"
+
 _SPECIAL = re.compile(r"([\\`*_\[\]|~#!$])")  # `$` opens math on GitHub
+
+
+@dataclass(frozen=True)
+class Options:
+    """`limit`: rows of the methods table (None: `diff.DEFAULT_LIMIT`, 0: all)."""
+
+    limit: int | None = None
 
 
 def md(text: str) -> str:
@@ -23,7 +35,7 @@ def md(text: str) -> str:
     return out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
+def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     """`diff --markdown`: a heading with the verdict, the gate, the methods table, the
     threads table."""
     m, metric = dv.methods, dv.thresholds.metric
@@ -77,8 +89,3 @@ def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
     for note in dv.notes:
         lines += [f"> {md(note)}", ""]
     out.write("\n".join(lines))
-
-
-MARKDOWN: Exporter[DiffView] = Exporter(
-    "diff-markdown", (".md",), False, "comparison of runs as Markdown", export_markdown
-)

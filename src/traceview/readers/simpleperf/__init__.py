@@ -125,15 +125,15 @@ def read(src: Source, *, source: str | None = None) -> Trace:
     if facts.switches:
         options["context-switches"] = str(facts.switches)
     # wall times from the first slice (as ART's are from tracing's start): a conversion to a
-    # V1 file (u4 µs) keeps them; the CLOCK_MONOTONIC time of that instant is kept
+    # V1 file (u4 µs) keeps them; adding `monotonic_offset_ns` gives CLOCK_MONOTONIC back
     origin = int(ev.wall.min()) if len(ev.wall) else 0
     ev.wall -= origin
-    options["monotonic-origin-ns"] = str(origin)
     about = About(
         variant="simpleperf",
         version=version,
         clock="dual",
         start_time_us=origin // 1000,
+        monotonic_offset_ns=origin,
         options=options,
         sampled=True,
         sampling_interval_us=interval,
