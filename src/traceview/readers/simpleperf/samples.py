@@ -2,24 +2,25 @@
 
 A `Sample` holds numbers (time 1, thread_id 2, event_count 4, event_type_id 5) and nested
 messages: callchain entries 3 (vaddr_in_file 1, file_id 2, symbol_id 3, execution_type 4) and
-an unwinding_result 6. Every sample is walked at once, one field per step with a cursor per
-sample (steps: the deepest call chain, never the samples); then every entry at once, in the
-layout simpleperf writes (1, 2, 3, then 4 if present) with a field-by-field walk for entries
-in any other order. A sample the walk cannot take (a key over one byte, a field running past
-its record) is decoded alone by the plain decoder, or dropped with a diagnostic.
+an unwinding_result 6. The records of a 1 MB group are first matched against the layout
+simpleperf writes (`template.py`, every sample at once); the others are walked here, one field
+per step with a cursor per sample (steps: the deepest call chain, never the samples), then
+every entry at once (its fields in simpleperf's order read directly, in any other order walked).
+A sample the walk cannot take (a key over one byte, a field running past its record) is
+decoded alone by the plain decoder (`plain.py`), or dropped with a diagnostic.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic
-from traceview.readers.simpleperf import template, wire
+from traceview.readers.simpleperf import plain, template, wire
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -86,7 +87,10 @@ def decode(
         parts.append(Samples(records[lo:hi][rest[keep]], *cols, first, rows))
         refused.append(lo + rest[bad])
     which = np.concatenate(refused) if refused else np.zeros(0, dtype=np.int64)
-    slow, broken = _slow(buf, records, start, stop, which, name)
+    got, broken = plain.decode(buf, records, start, stop, which)
+    rows = name(got.vaddr, got.file, got.symbol, got.execution)
+    cols = (got.time, got.tid, got.count, got.has_count, got.event)
+    slow = Samples(got.record, *cols, got.first, rows)
     diags = []
     if broken:
         what = f"{len(broken)} sample records that do not decode were dropped"
@@ -244,71 +248,6 @@ def _walk_entries(raw: U8, at: I64, end: I64) -> list[U64]:
 def _i32(values: U64) -> I64:
     """Varints of proto int32/uint32 fields as int64 (negatives were sign-extended)."""
     return (values & np.uint64(0xFFFF_FFFF)).astype(np.uint32).view(np.int32).astype(np.int64)
-
-
-def _slow(
-    buf: bytes | memoryview, records: I64, start: I64, stop: I64, which: I64, name: Namer
-) -> tuple[Samples, list[int]]:
-    """The samples the vectorised walk refused, one at a time; offsets of undecodable ones."""
-    rows = []
-    broken = []
-    for k in which.tolist():
-        try:
-            rows.append((int(records[k]), *_one(buf, int(start[k]), int(stop[k]))))
-        except wire.WireError:
-            broken.append(int(start[k]))
-    chains = [e for row in rows for e in row[6]]
-    first = np.concatenate([[0], np.cumsum([len(row[6]) for row in rows])]).astype(np.int64)
-
-    def col(i: int, dtype: type) -> npt.NDArray[Any]:
-        return np.array([row[i] for row in rows], dtype=dtype)
-
-    def ent(i: int, dtype: type) -> npt.NDArray[Any]:
-        return np.array([e[i] for e in chains], dtype=dtype)
-
-    got = Samples(
-        col(0, np.int64),
-        col(1, np.uint64),
-        col(2, np.int64),
-        col(3, np.uint64),
-        col(4, bool),
-        col(5, np.int64),
-        first,
-        name(ent(0, np.uint64), ent(1, np.int64), ent(2, np.int64), ent(3, np.int64)),
-    )
-    return got, broken
-
-
-def _one(
-    buf: bytes | memoryview, at: int, end: int
-) -> tuple[int, int, int, bool, int, list[tuple[int, int, int, int]]]:
-    """(time, tid, count, has_count, event, chain) of one sample, by the plain decoder."""
-    time = tid = count = event = 0
-    has = False
-    chain = []
-    for number, wt, value in wire.fields(buf, at, end):
-        if number in (1, 2, 4, 5) and isinstance(value, int) and wt == wire.VARINT:
-            if number == 1:
-                time = value
-            elif number == 2:
-                tid = wire.int32(value)
-            elif number == 4:
-                count, has = value, True
-            else:
-                event = wire.int32(value)
-        elif number == 3 and isinstance(value, bytes):
-            e = {n: v for n, w, v in wire.fields(value) if w == wire.VARINT and isinstance(v, int)}
-            chain.append(
-                (
-                    e.get(1, 0),
-                    wire.int32(e.get(2, 0)),
-                    wire.int32(e.get(3, 0)),
-                    wire.int32(e.get(4, 0)),
-                )
-            )
-        elif number in (1, 2, 3, 4, 5):
-            raise wire.WireError(f"field {number} has wire type {wt}", at)
-    return time, tid, count, has, event, chain
 
 
 def _concat(parts: list[Samples]) -> Samples:
