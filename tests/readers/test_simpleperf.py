@@ -196,3 +196,27 @@ def test_time_events(kind: str) -> None:
     data = sp.recording([sp.meta([kind]), *FILES, sp.sample(10**6, 1, [READ], 1000)])
     trace = traceview.load(data)
     assert trace.events.cpu is not None and int(trace.events.cpu[-1]) == 1000
+
+
+def test_tails_and_layouts_the_fast_match_leaves_to_the_walk() -> None:
+    """Samples without an event count, with the count after the event type, with an entry of
+    over 127 bytes or an unwinding result: the same events as the plain reading."""
+    chain = [READ, LOOP]
+    body = sp.num(1, 50) + sp.num(2, 1) + b"".join(sp.blob(3, sp.entry(f)) for f in chain)
+    long_entry = sp.blob(3, sp.entry(WRITE) + sp.text(9, "x" * 130))
+    records = [
+        sp.meta(["cpu-clock"]),
+        *FILES,
+        sp.sample(10, 1, chain, None),  # no count: `28 event` only
+        sp.blob(1, body + sp.num(5, 0) + sp.num(4, 250_000)),  # event type before the count
+        sp.blob(1, sp.num(1, 90) + sp.num(2, 1) + long_entry + sp.num(4, 7)),
+        sp.blob(1, body.replace(sp.num(1, 50), sp.num(1, 120)) + sp.blob(6, sp.num(3, 2))),
+        sp.sample(200, 1, [WRITE], 3, event=0),
+    ]
+    data = sp.recording(records)
+    trace = traceview.load(data)
+    trace.validate()
+    want = oracle.events(oracle.read(data))
+    assert [(a, label) for _, a, label, _, _ in events(trace)] == want[1]
+    assert trace.events.cpu is not None
+    assert int(trace.events.cpu[-1]) == 0 + 250_000 + 7 + 0 + 3  # counts; none for the first
