@@ -78,7 +78,7 @@ def _binary_part(sample: bytes) -> tuple[bytes, int]:
 def _nonsense(trace: Trace) -> str | None:
     """Why the records are mostly nonsense, judged by the ids the file itself declares."""
     ev, n = trace.events, len(trace.events)
-    if n < _MIN_RECORDS or trace.header.variant == "simpleperf":  # no ids declared: frames
+    if n < _MIN_RECORDS or trace.header.variant == "simpleperf":  # frames, not declared ids
         return None
     bad = np.zeros(n, dtype=bool)
     if trace.methods.declared.any():
