@@ -112,3 +112,15 @@ def test_mutations_give_a_trace_or_one_error() -> None:
             assert "\n" not in str(err)
             continue
         trace.validate()
+
+
+def test_a_very_long_chain_in_another_layout() -> None:
+    """20,000 entries in the order 3, 2, 1 (not simpleperf's): read whole, the walk handing
+    the long sample to the plain decoder rather than stepping 20,000 times."""
+    entry = sp.blob(3, sp.num(3, 1) + sp.num(2, 0) + sp.num(1, 0x10))
+    body = sp.num(1, 5) + sp.num(2, 1) + entry * 20_000 + sp.num(4, 250_000)
+    trace = traceview.load(sp.recording([*FILES, sp.blob(1, body), SAMPLES[0]]))
+    trace.validate()
+    assert samples_read(trace) == 2
+    on_one = trace.events.thread == trace.threads.row_of(1)
+    assert int(on_one.sum()) == 2 * 20_000 + 2 * 2  # one write frame per entry, then SAMPLES[0]

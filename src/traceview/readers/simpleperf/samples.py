@@ -26,6 +26,7 @@ I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
 U8 = npt.NDArray[np.uint8]
 _ENTRY = 3 << 3 | wire.LEN
+_LONG, _FEW = 1024, 8  # past this many steps, so few samples go on plainly (plain.py)
 
 
 I32 = npt.NDArray[np.int32]
@@ -122,7 +123,12 @@ def _top(raw: U8, start: I64, stop: I64) -> tuple[_Top, npt.NDArray[np.bool_]]:
     cursor = start.copy()
     parts: list[tuple[I64, I64, I64, I64]] = []
     live = np.flatnonzero(cursor < stop)
+    steps = 0
     while len(live):
+        steps += 1
+        if steps > _LONG and len(live) <= _FEW:  # a few very long chains: one at a time
+            bad[live] = True
+            break
         c = cursor[live]
         key = raw[c]
         entry = key == _ENTRY
