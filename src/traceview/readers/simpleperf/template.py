@@ -43,11 +43,14 @@ class Matched:
 
 
 def small(raw: U8, at: I64, size: I64, bits: int = 64) -> U64:
-    """Varints of known sizes (1-10 bytes) at offsets `at`, keeping their low `bits`. The
-    first two bytes are read for every varint at once (ids under 16384 are at most two
-    bytes); only longer ones go on byte by byte."""
-    two = size >= 2
+    """Varints of known sizes (1-10 bytes) at offsets `at`, keeping their low `bits`. One-
+    and two-byte ones (file ids, most symbol ids) are read without a loop; only longer ones go
+    on byte by byte."""
+    longest = int(size.max(initial=1))
     value = (raw[at] & 0x7F).astype(np.uint64)
+    if longest == 1:
+        return value
+    two = (size >= 2).astype(np.uint8)
     value |= ((raw[at + 1] & 0x7F) * two).astype(np.uint64) << np.uint64(7)
     going = np.flatnonzero(size > 2)
     k = 2
@@ -61,7 +64,9 @@ def small(raw: U8, at: I64, size: I64, bits: int = 64) -> U64:
 
 
 def _int32(values: U64) -> I64:
-    return values.astype(np.uint32).view(np.int32).astype(np.int64)
+    """The low 32 bits as a signed number (a proto int32 sent as a varint)."""
+    signed = values.astype(np.int64)
+    return ((signed & 0xFFFF_FFFF) ^ 0x8000_0000) - 0x8000_0000
 
 
 def match(raw: U8, start: I64, stop: I64, loose: Callable[[I64, I64], Bools]) -> Matched:
