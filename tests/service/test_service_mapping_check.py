@@ -14,10 +14,10 @@ import pytest
 
 import traceview.readers.mapping
 from support.obfuscate import obfuscate
-from traceview.synth import generate
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.routes import Config, create_service
 from traceview.service.store import SqliteStore
+from traceview.synth import generate
 from traceview.writer import write
 
 with warnings.catch_warnings():

@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from support.obfuscate import obfuscate
-from traceview.synth import generate
 from traceview.service.routes import Config, create_service
 from traceview.service.store import SqliteStore, TraceRecord
+from traceview.synth import generate
 from traceview.writer import write
 
 with warnings.catch_warnings():

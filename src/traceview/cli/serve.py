@@ -16,10 +16,10 @@ from pathlib import Path
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.cli.view import allowed_hosts, bind, url_for
-from traceview.viewer.guard import Timeouts, head_deadline
 from traceview.service.probe import Limits
 from traceview.service.sessions import BUDGET
 from traceview.service.store import default_data_dir
+from traceview.viewer.guard import Timeouts, head_deadline
 
 
 def parser() -> argparse.ArgumentParser:
