@@ -46,7 +46,9 @@ def part_of(depths: list[int]) -> ThreadCalls:
     empty = np.zeros(n, dtype=np.int64)
     spans = Spans({"wall": empty}, {"wall": empty})
     d = np.array(depths, dtype=np.int32)
-    return ThreadCalls(0, np.zeros(n, dtype=np.int32), d, parent, end, spans)
+    return ThreadCalls(
+        0, np.zeros(n, dtype=np.int32), d, parent, end, spans, np.zeros(n, dtype=np.uint8)
+    )
 
 
 def sorted_order(part: ThreadCalls) -> tuple[list[int], list[bool]]:

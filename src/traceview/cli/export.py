@@ -1,7 +1,8 @@
 """`traceview export TRACE -o OUT [--format F]`: the selection in a format other tools read.
 
 The format is `--format`, or guessed from OUT's suffix (`.folded`, `.svg`, `.json` for Chrome's
-Trace Event format, `.speedscope.json`, `.pb.gz` or `.pb`, `.parquet`) by the registry alone.
+Trace Event format, `.speedscope.json`, `.pb.gz` or `.pb`, `.perfetto-trace`, `.parquet`) by
+the registry alone.
 `-o -` writes to stdout. Values are on the selection's clock (`--clock`), clipped to
 `--from`/`--to`; formats that can carry both clocks carry both. Parquet writes a directory
 (OUT) of the tables `traceview sql` queries (docs/tables.md). The trace is opened through the
@@ -21,10 +22,10 @@ from traceview.exporters import REGISTRY, Format, for_path, get, names
 
 # the interchange formats (docs/formats.md), preferred when a suffix is shared (`.json`);
 # every other format of one trace is accepted too
-FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
+FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "perfetto", "parquet")
 ONE_TRACE = names("view", "directory")
 # the format options this command offers: option name -> flag
-FLAGS = {"merge_threads": "--merge-threads", "title": "--title"}
+FLAGS = {"merge_threads": "--merge-threads", "title": "--title", "merge_into": "--merge-into"}
 
 
 def listing() -> str:
@@ -42,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="traceview export",
         description="Write the selection as folded stacks, an SVG flame graph, Chrome trace "
-        "events, a speedscope profile, a pprof profile or Parquet tables.",
+        "events, a speedscope profile, a pprof profile, a Perfetto trace or Parquet tables.",
         epilog=listing(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -62,7 +63,15 @@ def parser() -> argparse.ArgumentParser:
         help="one tree for all selected threads (folded, svg, pprof); default: one per thread",
     )
     g.add_argument(
-        "--title", help="title of the SVG flame graph or speedscope file; Chrome's process name"
+        "--title",
+        help="title of the SVG flame graph or speedscope file; Chrome's and Perfetto's process "
+        "name",
+    )
+    g.add_argument(
+        "--merge-into",
+        metavar="SYSTEM",
+        help="perfetto: a Perfetto system trace of the same run, copied to OUT with the method "
+        "tracks appended (they show under the app's threads)",
     )
     options.add_selection(p)
     return p
@@ -91,7 +100,8 @@ def pick(fmt: str | None, target: str | None) -> Format:
     return guessed
 
 
-TIMED = ("chrome", "speedscope", "pprof", "parquet")  # formats whose values are durations
+# formats whose values are durations
+TIMED = ("chrome", "speedscope", "pprof", "perfetto", "parquet")
 
 
 def main(argv: list[str]) -> int:

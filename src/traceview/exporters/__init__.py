@@ -128,6 +128,14 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...], bool, SubjectKind, str]] = {
         "view",
         "pprof profile.proto (gzipped): calls and self time on both clocks per call path",
     ),
+    "perfetto": (
+        "traceview.exporters.perfetto",
+        (".perfetto-trace", ".pftrace", ".perfetto"),
+        True,
+        "view",
+        "Perfetto trace (protobuf TrackEvents): one slice per call on each thread's own track, "
+        "appendable to a system trace (--merge-into)",
+    ),
     "parquet": (
         "traceview.exporters.parquet",
         (".parquet",),

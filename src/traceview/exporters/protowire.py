@@ -1,5 +1,6 @@
-"""The protobuf wire encoding, as much of it as `pprof.py` writes: varints, length-delimited
-fields, packed repeated integers. Written here so traceview needs no protobuf package.
+"""The protobuf wire encoding, as much of it as `pprof.py` and `perfetto.py` write: varints,
+length-delimited fields, packed repeated integers. Written here so traceview needs no protobuf
+package.
 
 Field keys are `(number << 3) | wire type`; wire type 0 is a varint, 2 is length-delimited.
 Negative int64 values take ten bytes (two's complement), as protobuf's `int64` does.
@@ -37,6 +38,11 @@ def int_field(field: int, value: int) -> bytes:
     return key(field, VARINT) + varint(value) if value else b""
 
 
+def varint_field(field: int, value: int) -> bytes:
+    """A varint field, written even when 0 (a proto2 `optional` field that is present)."""
+    return key(field, VARINT) + varint(value)
+
+
 def bytes_field(field: int, data: bytes) -> bytes:
     """A length-delimited field (a string, bytes or an embedded message)."""
     return key(field, LEN) + varint(len(data)) + data
@@ -48,4 +54,4 @@ def packed(field: int, values: Iterable[int]) -> bytes:
     return bytes_field(field, body) if body else b""
 
 
-__all__ = ["bytes_field", "int_field", "key", "packed", "varint"]
+__all__ = ["bytes_field", "int_field", "key", "packed", "varint", "varint_field"]

@@ -21,7 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.view import View
-from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread_calls
+from traceview.exporters.stacks import (
+    ThreadCalls,
+    frame_names,
+    nesting_order,
+    origins,
+    thread_calls,
+)
 from traceview.model import visible
 
 NAME = "speedscope"
@@ -44,27 +50,9 @@ Bools = npt.NDArray[np.bool_]
 
 
 def event_order(part: ThreadCalls) -> tuple[I64, Bools]:
-    """The thread's open/close events in nesting order: (call row, is_close) per event.
-
-    No sort: each event's slot follows from counts. Let d[i] be the number of ancestors of
-    row i (the calls before it whose subtree has not ended: i - #{j: subtree_end[j] <= i}).
-    The open of row i comes after the i opens of rows < i and the closes of all of those but
-    its d[i] ancestors: slot 2i - d[i]. The close of row i, whose subtree ends at e, comes
-    after the e opens of rows < e and the closes of all of those but itself and its d[i]
-    ancestors (deeper calls close first): slot 2e - 1 - d[i]. Depths are counted from the
-    subtree ends, so the order is that of the nesting itself."""
-    n = len(part)
-    end = part.subtree_end
-    rows = np.arange(n, dtype=np.int64)
-    closed = np.cumsum(np.bincount(end, minlength=n + 1)[:n])  # calls ended at or before i
-    depth = rows - closed
-    call = np.empty(2 * n, dtype=np.int64)
-    closing = np.ones(2 * n, dtype=bool)
-    opens = rows + closed
-    call[opens] = rows
-    closing[opens] = False
-    call[2 * end - 1 - depth] = rows
-    return call, closing
+    """The thread's open/close events in nesting order: (call row, is_close) per event
+    (`stacks.nesting_order`)."""
+    return nesting_order(part.subtree_end)
 
 
 def _frames(view: View) -> list[dict[str, Any]]:

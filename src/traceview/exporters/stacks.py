@@ -16,8 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.axis import AXIS
+from traceview.analysis.calls import CallTable
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
+from traceview.analysis.query import TimeRange
 from traceview.analysis.view import View
 from traceview.api.tables import origins as table_origins
 from traceview.api.tables import selected_calls
@@ -132,8 +135,9 @@ class Spans:
 @dataclass(frozen=True)
 class ThreadCalls:
     """One thread's calls in the selection, in pre-order: `depth`, `method`, `parent` and
-    `subtree_end` (rows of this part, -1 for a root), and per clock the start and end ns
-    (absolute, as the events hold them), clipped to the time range (`spans`)."""
+    `subtree_end` (rows of this part, -1 for a root), per clock the start and end ns
+    (absolute, as the events hold them), clipped to the time range (`spans`; a CPU-only
+    trace's also on its reconstructed axis, `"axis"`), and the engine's repair `flags`."""
 
     thread: int
     method: npt.NDArray[np.int32]
@@ -141,6 +145,7 @@ class ThreadCalls:
     parent: I64
     subtree_end: I64
     spans: Spans
+    flags: npt.NDArray[np.uint8]
 
     def __len__(self) -> int:
         return len(self.method)
@@ -149,20 +154,26 @@ class ThreadCalls:
 def thread_calls(view: View) -> Iterator[ThreadCalls]:
     """The selection's calls thread by thread (only threads with calls in the selection), from
     `analysis.tables` (the same clipping as the profile and the SQL tables). Without a time
-    range the times are gathered from the events only when read (no copy of every call's)."""
+    range the times are gathered from the events only when read (no copy of every call's).
+    A CPU-only trace's spans also hold its timeline axis (`AXIS`), clipped to the range."""
     calls, start, end = selected_calls(view)
-    columns = {c: calls.trace.events.time(c) for c in calls.clocks}
+    axis = view.session.reconstructed
+    clocks = (*calls.clocks, AXIS) if axis else calls.clocks
+    columns = {c: calls.trace.events.time(c) for c in clocks}
+    tr = view.query.time_range
     for t in range(len(calls.thread_ranges)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if hi == lo:
             continue
         sel = slice(lo, hi)
-        if start is None or end is None:
+        if start is None or end is None or tr is None:
             spans = Spans(columns, columns, calls.enter_event[sel], calls.exit_event[sel])
         else:
-            spans = Spans(
-                {c: v[sel] for c, v in start.items()}, {c: v[sel] for c, v in end.items()}
-            )
+            starts = {c: v[sel] for c, v in start.items()}
+            ends = {c: v[sel] for c, v in end.items()}
+            if axis:
+                starts[AXIS], ends[AXIS] = _axis_clipped(calls, sel, tr, starts, ends)
+            spans = Spans(starts, ends)
         parent = calls.parent[sel].astype(np.int64) - lo
         parent[parent < 0] = -1
         yield ThreadCalls(
@@ -172,7 +183,46 @@ def thread_calls(view: View) -> Iterator[ThreadCalls]:
             parent,
             calls.subtree_end[sel].astype(np.int64) - lo,
             spans,
+            calls.flags[sel],
         )
+
+
+def _axis_clipped(
+    calls: CallTable, sel: slice, tr: TimeRange, starts: dict[str, I64], ends: dict[str, I64]
+) -> tuple[I64, I64]:
+    """Calls' start and end on the reconstructed axis, clipped to `tr`: on the axis itself
+    when the range is on it, else moved by what the range clipped off their CPU times (the
+    axis runs one for one with a thread's CPU clock while it runs)."""
+    s, e = calls.start(AXIS, sel), calls.end(AXIS, sel)
+    if tr.clock == AXIS:
+        return np.clip(s, tr.lo, tr.hi), np.clip(e, tr.lo, tr.hi)
+    shift_s = starts["cpu"] - calls.start("cpu", sel)
+    shift_e = calls.end("cpu", sel) - ends["cpu"]
+    return s + shift_s, e - shift_e
+
+
+def nesting_order(subtree_end: I64) -> tuple[I64, npt.NDArray[np.bool_]]:
+    """A thread's open/close events in nesting order, from its calls' `subtree_end` (rows in
+    pre-order): (call row, is_close) per event.
+
+    No sort: each event's slot follows from counts. Let d[i] be the number of ancestors of
+    row i (the calls before it whose subtree has not ended: i - #{j: subtree_end[j] <= i}).
+    The open of row i comes after the i opens of rows < i and the closes of all of those but
+    its d[i] ancestors: slot 2i - d[i]. The close of row i, whose subtree ends at e, comes
+    after the e opens of rows < e and the closes of all of those but itself and its d[i]
+    ancestors (deeper calls close first): slot 2e - 1 - d[i]. Depths are counted from the
+    subtree ends, so the order is that of the nesting itself."""
+    n = len(subtree_end)
+    rows = np.arange(n, dtype=np.int64)
+    closed = np.cumsum(np.bincount(subtree_end, minlength=n + 1)[:n])  # ended at or before i
+    depth = rows - closed
+    call = np.empty(2 * n, dtype=np.int64)
+    closing = np.ones(2 * n, dtype=bool)
+    opens = rows + closed
+    call[opens] = rows
+    closing[opens] = False
+    call[2 * subtree_end - 1 - depth] = rows
+    return call, closing
 
 
 def origins(view: View) -> dict[str, int]:
