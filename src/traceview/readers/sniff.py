@@ -80,8 +80,8 @@ def choose(head: bytes) -> tuple[str, Reader]:
     if head[0] == 0x0A and _plausible_protobuf(head):
         raise NotATraceError(
             "this is a Perfetto system trace, not a method trace: open it in Perfetto UI "
-            "(ui.perfetto.dev), or merge a method trace into it with "
-            "`traceview export METHOD.trace --merge-into` this file",
+            "(ui.perfetto.dev), or merge a method trace of the same run into it with "
+            "`traceview export METHOD.trace --merge-into THIS_FILE -o merged.perfetto-trace`",
             offset=0,
         )
     other = _other_format(head)
