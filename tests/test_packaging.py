@@ -27,6 +27,7 @@ DEBIAN_PACKAGE = {
     "go": "golang-go",
     "adb": "adb",
     "node": "nodejs",
+    "protoc": "protobuf-compiler",
 }
 ESSENTIAL = {"bash", "sh"}  # on every Debian system
 
