@@ -35,8 +35,9 @@ from traceview.analysis.view import View
 from traceview.exporters import get
 from traceview.model import Trace
 
-FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
-KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing analysis/kernels/jsonbytes.py
+FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "perfetto", "parquet")
+# the formats whose writing is a compiled kernel (jsonbytes.py; perfetto: packets.py)
+KERNEL_FORMATS = ("chrome", "speedscope", "perfetto")
 
 # in a fresh interpreter: numba's import and the kernel's first call (numpy already loaded)
 FIRST_CALL = """
@@ -116,10 +117,15 @@ def bench(trace: Trace, records: int, formats: list[str], rounds: int) -> None:
     print(f"  profile (direct)        {prof:7.2f} s")
     print(f"  call table              {calls:7.2f} s")
     print(f"  {'format':<12} {'fresh':>9} {'write only':>11} {'output':>12}")
+    sizes: dict[str, int] = {}
     for name in formats:
         t_fresh, _ = timed(lambda name=name: export(Session(trace), name), rounds)
         t_write, size = timed(lambda name=name: export(Session(trace, warm.calls), name), rounds)
+        sizes[name] = int(size)  # type: ignore[call-overload]
         print(f"  {name:<12} {t_fresh:8.2f}s {t_write:10.2f}s {mib(float(size)):>12}", flush=True)
+    if "perfetto" in sizes and "chrome" in sizes:
+        ratio = sizes["perfetto"] / sizes["chrome"]
+        print(f"  perfetto / chrome bytes  {ratio:.2f}  ({sizes['perfetto'] / n_calls:.1f} B/call)")
 
 
 def first_call(cache: str) -> float:

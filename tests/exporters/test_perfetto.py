@@ -378,3 +378,45 @@ def test_a_system_trace_that_is_not_one_is_refused_in_one_line(
         ["export", str(trace_file), "-o", out, "--merge-into", str(tmp_path / "none")], capsys
     )
     assert not Path(out).exists()
+
+
+def test_chunks_of_any_size_write_the_same_packets(dual: View) -> None:
+    from traceview.analysis.kernels import packets
+    from traceview.exporters.perfetto import calls, kept
+    from traceview.exporters.stacks import thread_calls
+
+    for part in thread_calls(dual):
+        rows, ends, parents = kept(part)
+        shown = calls(part, rows, ends, parents, "wall", 0, True)
+        whole = packets.event_packets(shown, b"\x50\x01")
+        for size in (1, 2, 7, 100):
+            pieces = packets.written(shown, b"\x50\x01", packets.Buffers(), 2, size)
+            assert b"".join(bytes(p) for p in pieces) == whole, size
+
+
+def test_calls_without_their_enter_are_left_out_and_the_rest_keep_their_nesting() -> None:
+    events = [
+        (1, "enter", "a.B.x", 1, 1),
+        (1, "exit", "a.B.x", 2, 2),
+        (1, "exit", "a.B.outer", 3, 3),  # entered before tracing began
+        (1, "enter", "a.B.y", 4, 4),
+        (1, "enter", "a.B.z", 5, 5),
+        (1, "exit", "a.B.z", 6, 6),
+        (1, "exit", "a.B.y", 7, 7),
+        (1, "exit", "a.B.outermost", 8, 8),
+        (1, "enter", "a.B.open", 9, 9),
+    ]
+    trace = make_trace(events)
+    view = whole(replace(trace, header=replace(trace.header, start_time_us=1000)))
+    assert int(np.count_nonzero(view.session.calls.flags & SYNTH_ENTRY)) == 2
+    (slices,) = read(packets(render(view))).slices.values()
+    got = [
+        (name.split()[0], start // 1000 - 1000, end // 1000 - 1000, depth)
+        for name, start, end, depth, _, _ in slices
+    ]
+    assert got == [
+        ("a.B.x", 1, 2, 0),
+        ("a.B.y", 4, 7, 0),
+        ("a.B.z", 5, 6, 1),
+        ("a.B.open", 9, 9, 0),
+    ]

@@ -17,7 +17,7 @@ process track. Event packets are written by a compiled kernel (`analysis/kernels
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -26,8 +26,11 @@ from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
 from traceview.exporters.perfetto_system import UUIDS, System, append_to
 from traceview.exporters.protowire import bytes_field, varint_field
-from traceview.exporters.stacks import ThreadCalls, frame_names, nesting_order, thread_calls
+from traceview.exporters.stacks import ThreadCalls, frame_names, thread_calls
 from traceview.model import Header, visible
+
+if TYPE_CHECKING:
+    from traceview.analysis.kernels.packets import Calls
 
 NAME = "perfetto"
 SUFFIXES = (".perfetto-trace", ".pftrace", ".perfetto")
@@ -112,15 +115,20 @@ class Names:
         return b"".join(self.entries[int(m)] for m in np.unique(methods))
 
 
-def kept(part: ThreadCalls) -> tuple[I64, I64]:
-    """The calls a thread's track shows (rows of `part`) and their subtree ends among
-    them: every call but those whose entry was synthesised (an exit without its enter)."""
+def kept(part: ThreadCalls) -> tuple[I64 | slice, I64, I64]:
+    """The calls a thread's track shows (rows of `part`, a slice when all) with their subtree
+    ends and parents among them: every call but those whose entry was synthesised (an exit
+    without its enter). Those are never inside a recorded call (the engine makes one only on
+    an empty stack), so a shown call's parent is shown or it is a root."""
     keep = (part.flags & SYNTH_ENTRY) == 0
     if keep.all():
-        return np.arange(len(part), dtype=np.int64), part.subtree_end
+        return slice(None), part.subtree_end, part.parent
     rows = np.flatnonzero(keep).astype(np.int64)
     before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))  # kept rows before k
-    return rows, before[part.subtree_end[rows]]
+    parent = part.parent[rows]
+    shown = np.where(parent >= 0, before[np.maximum(parent, 0)], -1)
+    shown[(parent >= 0) & ~keep[np.maximum(parent, 0)]] = -1
+    return rows, before[part.subtree_end[rows]], shown
 
 
 def export(view: View, out: IO[bytes], options: Options) -> None:
@@ -154,8 +162,8 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
     th = trace.threads
     axis = session.axis_clock
     for part in thread_calls(view):
-        rows, ends = kept(part)
-        if not len(rows):
+        rows, ends, parents = kept(part)
+        if not len(ends):
             continue
         t = part.thread
         seq += 1
@@ -177,24 +185,29 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
         if counter is not None:
             out.write(descriptor(counter, varint_field(5, track), bytes_field(8, b"\x08\x01")))
         out.write(sequence_head(seq, track, counter, names.interned(part.method[rows])))
-        call, closing = nesting_order(ends)
-        call = rows[call]
-
-        def columns(
-            lo: int, hi: int, part: ThreadCalls = part, call: I64 = call, closing: Any = closing
-        ) -> I64:
-            c, shut = call[lo:hi], closing[lo:hi]
-            cols = np.zeros((packets.ROWS, hi - lo), dtype=np.int64)
-            np.subtract(part.spans.at(axis, c, shut), zero, out=cols[packets.TS])
-            np.add(part.method[c], 1, out=cols[packets.IID], where=~shut)
-            if cpu:
-                cols[packets.CPU] = part.spans.at("cpu", c, shut)
-            cols[packets.END] = shut
-            return cols
-
+        shown = calls(part, rows, ends, parents, axis, zero, cpu)
         tail = varint_field(10, seq) + varint_field(13, NEEDS)
-        for chunk in packets.written(columns, len(call), cpu, tail, buffers):
+        for chunk in packets.written(shown, tail, buffers):
             out.write(chunk)
+
+
+def calls(
+    part: ThreadCalls, rows: I64 | slice, ends: I64, parents: I64, axis: str, zero: int, cpu: bool
+) -> Calls:
+    """A thread's shown calls for the kernel: their times on `axis` (minus `zero`) and on the
+    CPU clock, read through their event rows or from the clipped per-call times."""
+    from traceview.analysis.kernels.packets import Calls
+
+    spans = part.spans
+    if spans.enter is not None and spans.exit is not None:
+        at: tuple[I64, I64] = (spans.enter[rows], spans.exit[rows])
+    else:
+        index = np.arange(len(part), dtype=np.int64)[rows]
+        at = (index, index)
+    t = (spans.starts[axis], spans.ends[axis])
+    c = (spans.starts["cpu"], spans.ends["cpu"]) if cpu else t
+    depth = int(part.depth.max()) if len(part) else 0
+    return Calls(ends, parents, part.method[rows], *at, *t, *c, zero, cpu, depth)
 
 
 def process_id(view: View) -> int:
