@@ -155,7 +155,7 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
     title = options.title if options.title is not None or system else "app"
     about = varint_field(1, pid) + (bytes_field(6, text(visible(title))) if title else b"")
     out.write(descriptor(process, bytes_field(3, about)))
-    _diagnostics(view, out, seq, process, uuid + 1, session.origin - zero)
+    first = (seq, uuid + 1)  # the diagnostics' sequence and track, written last
     cpu = "cpu" in session.clocks
     names = Names(view)
     buffers = packets.Buffers()
@@ -189,6 +189,8 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
         tail = varint_field(10, seq) + varint_field(13, NEEDS)
         for chunk in packets.written(shown, tail, buffers):
             out.write(chunk)
+    # after the calls: their table (built by now) holds the engine's repairs
+    _diagnostics(view, out, *first, process, session.origin - zero)
 
 
 def calls(
@@ -223,7 +225,7 @@ def process_id(view: View) -> int:
     return 1
 
 
-def _diagnostics(view: View, out: IO[bytes], seq: int, process: int, uuid: int, at: int) -> None:
+def _diagnostics(view: View, out: IO[bytes], seq: int, uuid: int, process: int, at: int) -> None:
     """The diagnostics as instant events at the trace's start, on a track of the process."""
     found = view.session.diagnostics()
     if not found:
