@@ -1,150 +1,25 @@
 """The Perfetto export, decoded by `protoc --decode` against Perfetto's own perfetto_trace.proto
 (support/protoc.py): one slice per call on each thread's track (names, nesting, pid/tid, CLOCK_
 MONOTONIC ns, thread CPU time on the thread-time counter), the diagnostics as instants, hostile
-names intact, `--merge-into` the corpus's real system trace, every corpus trace exported."""
+names intact, ranges, the reconstructed axis, calls without their enter, chunk boundaries.
+`--merge-into`, the CLI and the corpus: test_perfetto_merge.py."""
 
 from __future__ import annotations
 
-import io
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from support.corpus import corpus_path, readable
-from support.protoc import Message, decode, one, packets
+from support.corpus import corpus_path
+from support.perfetto_read import SYSTEM, expected, read, render, thread_tracks, whole
+from support.protoc import one, packets
 from support.tracebuild import make_trace
-from traceview.analysis import Session
 from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
-from traceview.exporters import get
 from traceview.exporters.perfetto import monotonic_offset, process_id
-from traceview.model import Trace, visible
+from traceview.model import visible
 from traceview.synth import generate
-
-SYSTEM = "sidky-nowinandroid/trace.perfetto-trace"
-
-
-def render(view: View, **options: Any) -> bytes:
-    fmt = get("perfetto")
-    buf = io.BytesIO()
-    fmt.export(view, buf, fmt.options(**options))
-    return buf.getvalue()
-
-
-def whole(trace: Trace) -> View:
-    s = Session(trace)
-    return View(s, s.query())
-
-
-@dataclass
-class Read:
-    """What a decoded file holds: descriptors by uuid, slices per track (begin order: name,
-    start, end, depth, cpu at start, cpu at end), instants, the sequences seen."""
-
-    tracks: dict[int, Message] = field(default_factory=dict)
-    slices: dict[int, list[tuple[str, int, int, int, int | None, int | None]]] = field(
-        default_factory=dict
-    )
-    instants: list[tuple[int, Message]] = field(default_factory=list)
-    sequences: set[int] = field(default_factory=set)
-    clock: int | None = None
-
-
-def read(pk: list[Message]) -> Read:
-    """Replay the packets as trace_processor reads them: sequence state (defaults, interned
-    names) cleared by the flag, slices paired by a stack per track."""
-    out = Read()
-    state: dict[int, dict[str, Any]] = {}
-    open_: dict[int, list[list[Any]]] = {}
-    for p in pk:
-        if "clock_snapshot" in p:
-            out.clock = one(one(p, "clock_snapshot"), "primary_trace_clock")
-        if "track_descriptor" in p:
-            d = one(p, "track_descriptor")
-            assert one(d, "uuid") not in out.tracks, "track uuid used twice"
-            out.tracks[one(d, "uuid")] = d
-        seq = one(p, "trusted_packet_sequence_id")
-        if seq is None:
-            continue
-        out.sequences.add(seq)
-        flags = one(p, "sequence_flags", 0)
-        if flags & 1:
-            state[seq] = {"defaults": one(p, "trace_packet_defaults", {}), "names": {}}
-        if "interned_data" in p:
-            for entry in one(p, "interned_data").get("event_names", []):
-                state[seq]["names"][one(entry, "iid")] = one(entry, "name")
-        event = one(p, "track_event")
-        if event is None:
-            continue
-        assert flags & 2, "an event packet must say it needs the sequence's state"
-        defaults = state[seq]["defaults"]
-        assert one(defaults, "timestamp_clock_id") == 3
-        event_defaults = one(defaults, "track_event_defaults", {})
-        track = one(event, "track_uuid", one(event_defaults, "track_uuid"))
-        assert track in out.tracks
-        ts = one(p, "timestamp")
-        kind = one(event, "type")
-        counters = event.get("extra_counter_values", [])
-        assert len(counters) == len(event_defaults.get("extra_counter_track_uuids", []))
-        cpu = counters[0] if counters else None
-        stack = open_.setdefault(track, [])
-        if kind == "TYPE_SLICE_BEGIN":
-            name = state[seq]["names"][one(event, "name_iid")]
-            entry = [name, ts, None, len(stack), cpu, None]
-            out.slices.setdefault(track, []).append(entry)  # type: ignore[arg-type]
-            stack.append(entry)
-        elif kind == "TYPE_SLICE_END":
-            entry = stack.pop()
-            assert ts >= entry[1]
-            entry[2], entry[5] = ts, cpu
-        else:
-            assert kind == "TYPE_INSTANT"
-            out.instants.append((ts, event))
-    assert all(not s for s in open_.values()), "a slice was never closed"
-    out.slices = {k: [tuple(e) for e in v] for k, v in out.slices.items()}  # type: ignore[misc]
-    return out
-
-
-def thread_tracks(r: Read) -> dict[tuple[int, int], int]:
-    """(pid, tid) -> the uuid of its method-trace track."""
-    out = {}
-    for uuid, d in r.tracks.items():
-        thread = one(d, "thread")
-        if thread is not None:
-            assert one(d, "disallow_merging_with_system_tracks") is True
-            out[(one(thread, "pid"), one(thread, "tid"))] = uuid
-    return out
-
-
-def expected(view: View) -> dict[int, list[tuple[str, int, int, int, int | None, int | None]]]:
-    """Per thread id, the calls the export shows (all but synthesised entries), in pre-order,
-    from the call table: label, wall start/end + the monotonic offset, depth, CPU start/end."""
-    s, trace = view.session, view.trace
-    calls = s.calls
-    offset = monotonic_offset(trace.header)
-    assert offset is not None
-    out = {}
-    for t in range(len(trace.threads)):
-        lo, hi = (int(x) for x in calls.thread_ranges[t])
-        rows = [r for r in range(lo, hi) if not calls.flags[r] & SYNTH_ENTRY]
-        if not rows:
-            continue
-        cpu = "cpu" in s.clocks
-        out[int(trace.threads.id[t])] = [
-            (
-                visible(view.methods.label(int(calls.method[r]))),
-                int(calls.start("wall", [r])[0]) + offset,
-                int(calls.end("wall", [r])[0]) + offset,
-                int(calls.depth[r]),
-                int(calls.start("cpu", [r])[0]) if cpu else None,
-                int(calls.end("cpu", [r])[0]) if cpu else None,
-            )
-            for r in rows
-        ]
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -251,133 +126,6 @@ def test_a_cpu_only_trace_lies_on_its_reconstructed_axis() -> None:
     # the axis advances by each record's CPU delta in file order (docs/web-api.md): thread
     # 2's exit comes after thread 1 ran 10 µs, so its call spans 0..17 µs on the axis
     assert got == [(0, 10_000, 0, 10_000), (0, 17_000, 0, 7_000)]
-
-
-def test_merge_into_the_corpus_system_trace_decodes_as_one_trace(tmp_path: Path) -> None:
-    system = corpus_path(SYSTEM).read_bytes()
-    sys_packets = packets(system)
-    mono = [
-        one(c, "timestamp")
-        for p in sys_packets
-        if "clock_snapshot" in p
-        for c in one(p, "clock_snapshot")["clocks"]
-        if one(c, "clock_id") == 3
-    ]
-    used = {one(p, "trusted_packet_sequence_id") for p in sys_packets} - {None}
-    trace = generate(records=3000, threads=2, seed=3)  # placed inside the system trace
-    trace = replace(trace, header=replace(trace.header, start_time_us=min(mono) // 1000 + 1, pid=9))
-    view = whole(trace)
-    merged = render(view, merge_into=str(corpus_path(SYSTEM)))
-    assert merged.startswith(system)
-    pk = packets(merged)
-    assert len(pk) > len(sys_packets)
-    r = read(pk[len(sys_packets) :])
-    assert not r.sequences & used and r.clock is None  # no snapshot of its own
-    want = expected(view)
-    tracks = thread_tracks(r)
-    for tid, slices in want.items():
-        assert r.slices[tracks[(9, tid)]] == slices
-    assert min(mono) <= min(x[1] for v in r.slices.values() for x in v) <= max(mono) + 10**10
-    # merging again into the merged file takes new sequences and uuids
-    path = tmp_path / "merged.perfetto-trace"
-    path.write_bytes(merged)
-    again = read(packets(render(view, merge_into=str(path)))[len(sys_packets) :])
-    assert len(again.sequences) == 2 * len(r.sequences)
-
-
-def test_every_corpus_trace_exports_one_slice_per_shown_call() -> None:
-    """Every corpus trace with times exports and protoc decodes it: one begin and one end per
-    call shown, one instant per diagnostic (counted in protoc's text: replaying the biggest
-    files in Python would take a minute; the replay is checked on the generated traces)."""
-    import traceview
-
-    paths = readable()
-    if not paths:
-        pytest.skip("../shared/corpus not available")
-    for path in paths:
-        s = Session(traceview.load(path))
-        if s.timeless:
-            continue
-        text = decode(render(View(s, s.query())))
-        shown = int(np.count_nonzero((s.calls.flags & SYNTH_ENTRY) == 0))
-        assert text.count("type: TYPE_SLICE_BEGIN\n") == shown, path
-        assert text.count("type: TYPE_SLICE_END\n") == shown, path
-        assert text.count("type: TYPE_INSTANT\n") == len(s.diagnostics()), path
-
-
-@pytest.fixture(scope="module")
-def trace_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from traceview.writer import write
-
-    path = tmp_path_factory.mktemp("perfetto") / "t.trace"
-    write(generate(records=2000, threads=2, seed=5), str(path))
-    return path
-
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line a refused command prints (status 2)."""
-    from traceview.cli import main
-
-    assert main(argv) == 2, argv
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("traceview: "), (argv, err)
-    return err[0]
-
-
-def test_the_cli_guesses_perfetto_and_refuses_merge_into_for_other_formats(
-    trace_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from traceview.cli import main
-
-    out = tmp_path / "x.perfetto-trace"
-    assert main(["export", str(trace_file), "-o", str(out)]) == 0
-    assert "(perfetto)" in capsys.readouterr().err
-    assert read(packets(out.read_bytes())).slices
-    line = refused(
-        ["export", str(trace_file), "-o", str(tmp_path / "x.json"), "--merge-into", str(out)],
-        capsys,
-    )
-    assert "--merge-into does not apply to chrome" in line
-
-
-def test_the_readers_hint_is_a_command_that_works(
-    trace_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import traceview
-    from traceview.cli import main
-
-    system = corpus_path(SYSTEM)
-    with pytest.raises(traceview.TraceError) as err:
-        traceview.load(system)
-    hint = str(err.value).split("`")[1]
-    words = hint.replace("METHOD.trace", str(trace_file)).replace("THIS_FILE", str(system))
-    argv = words.replace("merged.perfetto-trace", str(tmp_path / "m.perfetto-trace")).split()
-    assert argv[:2] == ["traceview", "export"]
-    assert main(argv[1:]) == 0, capsys.readouterr().err
-    merged = (tmp_path / "m.perfetto-trace").read_bytes()
-    assert merged.startswith(system.read_bytes())
-
-
-def test_a_system_trace_that_is_not_one_is_refused_in_one_line(
-    trace_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = str(tmp_path / "m.perfetto-trace")
-    bad = tmp_path / "bad.perfetto-trace"
-    bad.write_bytes(b"hello, world")
-    line = refused(["export", str(trace_file), "-o", out, "--merge-into", str(bad)], capsys)
-    assert "at byte 0" in line and "not a Perfetto trace" in line
-    good = render(whole(generate(records=200, threads=1, seed=1)))
-    bad.write_bytes(good[:-3])
-    line = refused(["export", str(trace_file), "-o", out, "--merge-into", str(bad)], capsys)
-    assert "cut short" in line and "at byte" in line
-    bad.write_bytes(b"")
-    assert "empty" in refused(
-        ["export", str(trace_file), "-o", out, "--merge-into", str(bad)], capsys
-    )
-    assert "No such file" in refused(
-        ["export", str(trace_file), "-o", out, "--merge-into", str(tmp_path / "none")], capsys
-    )
-    assert not Path(out).exists()
 
 
 def test_chunks_of_any_size_write_the_same_packets(dual: View) -> None:

@@ -41,7 +41,7 @@ def append_to(path: str, out: IO[bytes], offset: int | None) -> System:
     come next. `offset` is the method trace's CLOCK_MONOTONIC offset (None: unknown, so its
     calls cannot be placed among the system's events: refused). TraceError (one line naming
     the file, with the byte offset for a format problem) when the file cannot be merged into."""
-    from traceview.analysis.kernels import packets  # numba: paid only by this format
+    from traceview.analysis.kernels.protoscan import scan  # numba: paid only by this format
 
     if offset is None:
         raise TraceError(
@@ -59,7 +59,7 @@ def append_to(path: str, out: IO[bytes], offset: int | None) -> System:
             offset=0,
             path=path,
         )
-    status, at, sequence, uuid = packets.scan(data, UUIDS, UUIDS + BAND)
+    status, at, sequence, uuid = scan(data, UUIDS, UUIDS + BAND)
     if status:
         message, expected = PROBLEMS[status]
         found = bytes(data[at : at + 4]).hex(" ")
