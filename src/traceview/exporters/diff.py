@@ -25,12 +25,14 @@ DEFAULT_LIMIT = 40  # rows of the text and Markdown tables (JSON lists every met
 METRIC_WORDS = {"incl": "inclusive", "excl": "exclusive"}
 
 
-def percent(rel: float) -> str:
-    """A relative change as `+30.0 %` (`new` for +inf, `gone` for -inf, `-` for NaN)."""
+def percent(rel: float, on_base: bool = True) -> str:
+    """A relative change as `+30.0 %`, `-` for NaN (0 on both sides). An infinite change (a
+    zero baseline) reads `new` only when the row is absent from the baseline (`on_base`
+    False), else `from 0`: a method called in a sampled run can show no time at all."""
     if math.isnan(rel):
         return "-"
     if math.isinf(rel):
-        return "new" if rel > 0 else "gone"
+        return "from 0" if on_base else "new"
     return f"{100 * rel:+.1f} %"
 
 
@@ -59,8 +61,9 @@ def verdict(dv: DiffView, row: int) -> str:
     """Why a method has its status, in one line (e.g. a JUnit failure message)."""
     m, th = dv.methods, dv.thresholds
     ch = m.change(th.metric)
+    rel = percent(float(ch.rel[row]), bool(m.on_base[row]))
     line = (
-        f"{METRIC_WORDS[th.metric]} {dv.clock} time {percent(float(ch.rel[row]))} "
+        f"{METRIC_WORDS[th.metric]} {dv.clock} time {rel} "
         f"({ms(ch.base[row])} ms -> {ms(ch.cand[row])} ms, {float(ch.delta[row]) / 1e6:+,.3f} ms)"
     )
     if ch.known:
@@ -233,12 +236,12 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
             ms(ch.base[i]),
             ms(ch.cand[i]),
             f"{float(ch.delta[i]) / 1e6:+,.3f}",
-            percent(float(ch.rel[i])),
+            percent(float(ch.rel[i]), bool(m.on_base[i])),
             t,
         ]
         if wide:
             cells += [
-                percent(float(oc.rel[i])),
+                percent(float(oc.rel[i]), bool(m.on_base[i])),
                 f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}",
             ]
         name = Text(printable(m.full_name(i)))
@@ -259,7 +262,7 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
         tt.add_row(
             ms(tot.base[i]),
             ms(tot.cand[i]),
-            percent(float(tot.rel[i])),
+            percent(float(tot.rel[i]), bool(th.on_base[i])),
             t,
             f"{th.calls.base[i]:g} → {th.calls.cand[i]:g}",
             Text(printable(th.name[i])),

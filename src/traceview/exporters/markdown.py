@@ -49,7 +49,8 @@ def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
         for i in rows:
             status = f"**{m.status[i]}**" if m.status[i] == "regression" else m.status[i]
             t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
-            change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({percent(float(ch.rel[i]))})"
+            rel = percent(float(ch.rel[i]), bool(m.on_base[i]))
+            change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({rel})"
             name = md(f"{m.full_name(i)} {m.signature[i]}")
             calls = f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}"
             lines.append(
@@ -69,9 +70,10 @@ def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
         ]
         for i in range(len(th)):
             tot = th.total
+            rel = percent(float(tot.rel[i]), bool(th.on_base[i]))
             lines.append(
                 f"| {md(th.name[i])} | {ms(tot.base[i])} | {ms(tot.cand[i])} "
-                f"| {percent(float(tot.rel[i]))} | {th.calls.base[i]:g} → {th.calls.cand[i]:g} |"
+                f"| {rel} | {th.calls.base[i]:g} → {th.calls.cand[i]:g} |"
             )
         lines += ["", "</details>", ""]
     for note in dv.notes:
