@@ -53,7 +53,7 @@ def gate_text(dv: DiffView) -> str:
         return text + " (one run per side: no run-to-run spread known)"
     return (
         f"{text} and beyond the run-to-run spread at {100 * th.confidence:g} % confidence "
-        f"(t > {dv.critical:.3f}, {dv.dof} degrees of freedom)"
+        f"(t > {dv.critical:.3f} for {len(dv.baseline)} + {len(dv.candidate)} runs)"
     )
 
 
@@ -174,7 +174,8 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         },
         "statistic": {
             "spread": "1.4826 * MAD",
-            "test": "one-sided t on the change of medians (pooled robust spread)",
+            "test": "one-sided t on the change of medians (pooled robust spread), critical "
+            "value: its quantile for normal noise with as many runs",
             "spread_known": dv.spread_known,
             "degrees_of_freedom": dv.dof,
             "critical_t": round(dv.critical, 6) if dv.critical is not None else None,
