@@ -1,9 +1,11 @@
 """`traceview diff BASELINE... --vs CANDIDATE... [SELECTION] [THRESHOLDS] [OUTPUT]`: compare
-runs per method and per thread (analysis/diff.py) and gate on regressions (docs/diff.md).
+runs per method, per thread and per call path (analysis/compare.py) and gate on regressions
+(docs/diff.md).
 
 Exit status: 1 when a method regresses past the thresholds, 0 otherwise, 2 on bad input.
 Every run is opened through the one open path and selected with the shared options; the
-text table (or `--json` / `--markdown`) goes to stdout or `-o`, `--junit FILE` in addition.
+text table (or `--json` / `--markdown`, or with `-o FILE.svg` the differential flame graph)
+goes to stdout or `-o`; `--junit FILE` and `--svg FILE` in addition.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import argparse
 import re
 from typing import NoReturn
 
-from traceview.analysis.diff import DiffView, Run, Thresholds, diff, summarise
+from traceview.analysis.compare import compare, summarise_run
+from traceview.analysis.diff import DiffView, Run, Thresholds
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.cli import options
@@ -100,6 +103,11 @@ def parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="write Markdown (PR comment, job summary)"
     )
     o.add_argument("--junit", metavar="FILE", help="also write JUnit XML here (CI test report)")
+    o.add_argument(
+        "--svg",
+        metavar="FILE",
+        help="also write the differential flame graph here (an SVG; -o FILE.svg alone does too)",
+    )
     o.add_argument("--limit", type=int, help="rows of the text/Markdown table (default 40, 0: all)")
     return p
 
@@ -109,6 +117,9 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.json and args.markdown:
         raise CliError("--json and --markdown exclude each other")
+    flame = args.output is not None and args.output.lower().endswith(".svg")
+    if flame and (args.json or args.markdown):
+        raise CliError("-o FILE.svg writes the flame graph: use --svg FILE with --json/--markdown")
     try:
         thresholds = Thresholds(
             fail_above=args.fail_above,
@@ -129,14 +140,16 @@ def main(argv: list[str]) -> int:
         args = argparse.Namespace(**{**vars(args), "mapping": args.vs_mapping})
     cand = [_run(path, args) for path in args.vs]
     try:
-        result = diff(base, cand, thresholds)
+        result = compare(base, cand, thresholds)
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
     name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
     opts = Options(limit=args.limit)
     if args.junit:
         _write(get("diff-junit"), result, args.junit, opts)
-    _write(get(name), result, args.output, opts)
+    if args.svg:
+        _write(get("diff-svg"), result, args.svg, opts)
+    _write(get("diff-svg" if flame else name), result, args.output, opts)
     return 1 if result.regressions else 0
 
 
@@ -145,13 +158,13 @@ def _run(path: str, args: argparse.Namespace) -> Run:
 
 
 def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:
-    """The run's numbers for the selection; a selection this run cannot honour (a thread or
-    clock it lacks) names the file."""
+    """The run's numbers and call paths for the selection; a selection this run cannot honour
+    (a thread or clock it lacks) names the file."""
     try:
         q = options.query(args, session)
     except CliError as exc:
         raise CliError(f"{printable(path)}: {exc}") from None
-    return summarise(View(session, q))
+    return summarise_run(View(session, q))
 
 
 def _write(

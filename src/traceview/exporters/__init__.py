@@ -74,6 +74,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "diff-json": ("traceview.exporters.diff", "JSON"),
     "diff-junit": ("traceview.exporters.junit", "JUNIT"),
     "diff-markdown": ("traceview.exporters.markdown", "MARKDOWN"),
+    "diff-svg": ("traceview.exporters.diffsvg", "SVG"),
     "dmtracedump": ("traceview.exporters.dmtracedump", "TEXT"),
     "dmtracedump-html": ("traceview.exporters.dmtracedump_html", "HTML"),
     "dmtracedump-events": ("traceview.exporters.dmtracedump_events", "EVENTS"),

@@ -15,9 +15,11 @@ from __future__ import annotations
 import math
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
 from traceview.analysis.significance import Change
 from traceview.exporters import Exporter, Options
+from traceview.exporters.diffpaths import changed_paths, path_json, path_lines, paths_of
 from traceview.exporters.jsonshape import dumps, us1
 from traceview.model import printable, visible
 
@@ -146,6 +148,7 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
                 "on_candidate": bool(m.on_cand[i]),
                 "incl": change_json(m.incl, i),
                 "excl": change_json(m.excl, i),
+                "state": m.state_name(i),
                 "calls": change_json(m.calls, i, unit_us=False),
             }
         )
@@ -161,6 +164,11 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         for i in range(len(t))
     ]
     c = counts(dv)
+    extra: dict[str, Any] = {}
+    paths = paths_of(dv)
+    if isinstance(dv, Comparison) and paths is not None:
+        rows, left_out = path_json(dv, paths, th.min_time_ns)
+        extra = {"paths": rows, "paths_left_out": left_out}
     return {
         "clock": dv.clock,
         "baseline": [visible(s) for s in dv.baseline],
@@ -191,6 +199,7 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         ],
         "methods": methods,
         "threads": threads,
+        **extra,
         "notes": [visible(n) for n in dv.notes],
     }
 
@@ -252,6 +261,7 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
     console.print(table)
     if more:
         console.print(Text(f"({more} more rows: --limit 0 shows all)"))
+    _paths_text(dv, console, options.limit)
     th = dv.threads
     tt = Table(title=f"Threads: {dv.clock} time, ms", header_style="bold", expand=False)
     for head in ("Base", "Cand", "Δ", "t", "Calls"):
@@ -272,6 +282,44 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
     for note in dv.notes:
         console.print(Text(f"note: {printable(note)}"))
     console.print(Text(summary(dv)))
+
+
+def _paths_text(dv: DiffView, console: Any, limit: int | None) -> None:
+    """The changed call paths as a table (a comparison of methods alone has none)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    paths = paths_of(dv)
+    if not isinstance(dv, Comparison) or paths is None:
+        return
+    rows, more = changed_paths(dv, paths, limit)
+    metric = dv.thresholds.metric
+    title = f"Call paths: median {METRIC_WORDS[metric]} {dv.clock} time, ms"
+    table = Table(title=title, header_style="bold", expand=False)
+    table.add_column("State", no_wrap=True)
+    for head in ("Base", "Cand", "Δ ms", "Δ", "t"):
+        table.add_column(head, justify="right", no_wrap=True)
+    table.add_column("Path", overflow="fold", min_width=24)
+    ch = paths.change(metric)
+    for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
+        t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
+        word = paths.state_name(i)
+        table.add_row(
+            word,
+            ms(ch.base[i]),
+            ms(ch.cand[i]),
+            f"{float(ch.delta[i]) / 1e6:+,.3f}",
+            percent(float(ch.rel[i]), bool(paths.on_base[i])),
+            t,
+            Text(printable(text)),
+            style={"slower": "red", "faster": "blue", "new": "red", "gone": "blue"}.get(word, ""),
+        )
+    if rows:
+        console.print(table)
+    else:
+        console.print(Text("Call paths: no path changed beyond the thresholds"))
+    if more:
+        console.print(Text(f"({more} more paths: --limit 0 shows all)"))
 
 
 TEXT: Exporter[DiffView] = Exporter(

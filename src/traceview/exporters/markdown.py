@@ -9,9 +9,11 @@ import math
 import re
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
 from traceview.exporters import Exporter, Options
 from traceview.exporters.diff import METRIC_WORDS, gate_text, ms, percent, shown_rows, summary
+from traceview.exporters.diffpaths import changed_paths, path_lines, paths_of
 from traceview.model import printable
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~#!$])")  # `$` opens math on GitHub
@@ -60,6 +62,7 @@ def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
         if more:
             lines += ["", f"{more} more rows (`--limit 0` shows all)."]
         lines.append("")
+    lines += _paths(dv, options.limit)
     th = dv.threads
     if len(th):
         lines += [
@@ -79,6 +82,37 @@ def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
     for note in dv.notes:
         lines += [f"> {md(note)}", ""]
     out.write("\n".join(lines))
+
+
+def _paths(dv: DiffView, limit: int | None) -> list[str]:
+    """The changed call paths, largest change first: where in the call tree time moved."""
+    paths = paths_of(dv)
+    if not isinstance(dv, Comparison) or paths is None:
+        return []
+    rows, more = changed_paths(dv, paths, limit)
+    if not rows:
+        return ["No call path changed beyond the thresholds.", ""]
+    metric = dv.thresholds.metric
+    w = METRIC_WORDS[metric]
+    ch = paths.change(metric)
+    lines = [
+        f"#### Where in the call tree ({w} time per call path)",
+        "",
+        f"| State | Call path | Baseline {w} ms | Candidate {w} ms | Change | t |",
+        "|---|---|--:|--:|--:|--:|",
+    ]
+    for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
+        word = paths.state_name(i)
+        state = f"**{word}**" if word in ("slower", "new") else word
+        t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
+        rel = percent(float(ch.rel[i]), bool(paths.on_base[i]))
+        change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({rel})"
+        lines.append(
+            f"| {state} | {md(text)} | {ms(ch.base[i])} | {ms(ch.cand[i])} | {change} | {t} |"
+        )
+    if more:
+        lines += ["", f"{more} more paths (`--limit 0` shows all)."]
+    return [*lines, ""]
 
 
 MARKDOWN: Exporter[DiffView] = Exporter(

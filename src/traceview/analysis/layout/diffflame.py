@@ -109,13 +109,13 @@ def diff_flame(
         x=x,
         width=drawn,
         state=paths.state[rows],
-        intensity=_intensity(paths, rows, metric),
+        intensity=intensity(paths, rows, metric),
         only=_only(paths, rows),
         dropped=int(len(width) - len(rows)),
     )
 
 
-def _intensity(paths: PathDiff, rows: I64, metric: str) -> F64:
+def intensity(paths: PathDiff, rows: I64, metric: str) -> F64:
     """min(1, |log2(candidate / baseline)|) of `metric` for slower and faster rows, 1 for new
     and gone, 0 within noise."""
     ch = paths.change(metric)
@@ -137,4 +137,4 @@ def _only(paths: PathDiff, rows: I64) -> I8:
     return out
 
 
-__all__ = ["BASE_ONLY", "BOTH", "CAND_ONLY", "SIDES", "DiffFlame", "diff_flame"]
+__all__ = ["BASE_ONLY", "BOTH", "CAND_ONLY", "SIDES", "DiffFlame", "diff_flame", "intensity"]
