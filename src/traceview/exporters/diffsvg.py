@@ -149,8 +149,8 @@ def export_svg(c: Comparison, out: IO[Any], options: Options) -> None:
     metric = METRIC_WORDS[c.thresholds.metric]
     sub = (
         f"{len(c.baseline)} baseline vs {len(c.candidate)} candidate run(s), median {c.clock} "
-        f"time; width: candidate inclusive; colour: change of {metric} time "
-        f"({len(data['n'])} frames)"
+        f"time; width: inclusive time of the side named at the left; colour: change of "
+        f"{metric} time ({len(data['n'])} frames)"
     )
     if data["dropped"]:
         sub += f" ({data['dropped']} paths too narrow to draw left out)"
