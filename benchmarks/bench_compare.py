@@ -114,7 +114,9 @@ def pair(records: int) -> None:
     out = OUT / "compare.svg"
     with out.open("w", encoding="utf-8") as fh:
         dt, _ = timed(lambda: get("diff-svg").export(c, fh, Options()))
-    print(f"  diff SVG file                                   {dt:7.2f} s, {mib(out.stat().st_size)}")
+    print(
+        f"  diff SVG file                                   {dt:7.2f} s, {mib(out.stat().st_size)}"
+    )
 
 
 def runs_end_to_end(n: int, records: int) -> None:

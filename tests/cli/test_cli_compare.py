@@ -158,3 +158,18 @@ def test_the_gate_keeps_its_exit_statuses(
     assert code == 0 and json.loads(out)["counts"]["improvement"] == 2
     faster = {p[-1] for p, r in json_paths(json.loads(out)).items() if r["state"] == "faster"}
     assert {s.split(" ")[0] for s in faster} == {SOMETIMES, ALWAYS}
+
+
+def test_the_selection_applies_to_the_paths_of_both_sides(
+    runs: tuple[list[str], list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*runs[0][:2], "--vs", *runs[1][:2], "--json", "--min-time", "0"]
+    _, out, _ = diff([*args, "--my-code", "android.widget", "--thread", "main"], capsys)
+    doc = json.loads(out)
+    frames = {p[-1] for p in json_paths(doc)}
+    assert {f for f in frames if not f.startswith("android.widget.")} == {"main"}
+    assert any(f.startswith(SOMETIMES + " ") for f in frames)
+    _, out, _ = diff([*args, "--from", "0", "--to", "1ms"], capsys)
+    doc = json.loads(out)
+    roots = [r for r in doc["paths"] if r["parent"] is None]
+    assert roots and all(r["incl"]["baseline_us"] <= 1000 for r in roots)  # each a thread

@@ -18,6 +18,7 @@ from traceview.analysis.compare import compare, summarise_run
 from traceview.analysis.diff import DiffView, Run, Thresholds
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
+from traceview.analysis.workers import default_workers, parallel_map
 from traceview.cli import options
 from traceview.cli.options import CliError
 from traceview.exporters import Exporter, Options, get
@@ -135,10 +136,15 @@ def main(argv: list[str]) -> int:
         args.clock = first.default_clock
     base = [_summarise(args.baseline[0], first, args)]
     del first  # each trace is let go once summarised: many large runs fit in memory
-    base += [_run(path, args) for path in args.baseline[1:]]
+    vs_args = args
     if args.vs_mapping is not None:  # another build: its own names (a.b.c may now be a.b.d)
-        args = argparse.Namespace(**{**vars(args), "mapping": args.vs_mapping})
-    cand = [_run(path, args) for path in args.vs]
+        vs_args = argparse.Namespace(**{**vars(args), "mapping": args.vs_mapping})
+    # two runs at a time (TRACEVIEW_WORKERS says otherwise): reading and summarising a run
+    # leave a core idle a good part of the time; two traces in memory at once, no more
+    todo = [(p, args) for p in args.baseline[1:]] + [(p, vs_args) for p in args.vs]
+    runs = parallel_map(lambda job: _run(*job), todo, default_workers(unset=2))
+    base += runs[: len(args.baseline) - 1]
+    cand = runs[len(args.baseline) - 1 :]
     try:
         result = compare(base, cand, thresholds)
     except ValueError as exc:
