@@ -121,9 +121,10 @@ def test_markdown_renders_tables_naming_the_planted_paths(
         "Candidate exclusive ms",
         "Change",
         "t",
+        "Inclusive ms",
     ]
     body = paths[1:]
-    assert all(len(r) == 6 for r in body)  # no name broke a cell
+    assert all(len(r) == 7 for r in body)  # no name broke a cell
     states = {r[0] for r in body}
     assert states == {"slower", "new", "gone"}  # bold is markup, not text
     ends = {r[1].rsplit(" › ", 1)[1] for r in body if r[0] == "slower"}

@@ -297,7 +297,7 @@ def _paths_text(dv: DiffView, console: Any, limit: int | None) -> None:
     title = f"Call paths: median {METRIC_WORDS[metric]} {dv.clock} time, ms"
     table = Table(title=title, header_style="bold", expand=False)
     table.add_column("State", no_wrap=True)
-    for head in ("Base", "Cand", "Δ ms", "Δ", "t"):
+    for head in ("Base", "Cand", "Δ ms", "Δ", "t", "Inclusive"):
         table.add_column(head, justify="right", no_wrap=True)
     table.add_column("Path", overflow="fold", min_width=24)
     ch = paths.change(metric)
@@ -311,6 +311,7 @@ def _paths_text(dv: DiffView, console: Any, limit: int | None) -> None:
             f"{float(ch.delta[i]) / 1e6:+,.3f}",
             percent(float(ch.rel[i]), bool(paths.on_base[i])),
             t,
+            f"{ms(paths.incl.base[i])} → {ms(paths.incl.cand[i])}",
             Text(printable(text)),
             style={"slower": "red", "faster": "blue", "new": "red", "gone": "blue"}.get(word, ""),
         )

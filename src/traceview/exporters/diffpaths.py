@@ -29,8 +29,9 @@ def paths_of(dv: DiffView) -> PathDiff | None:
 def changed_paths(dv: Comparison, paths: PathDiff, limit: int | None) -> tuple[list[int], int]:
     """Rows for a path table: gated paths that are slower or faster, and the topmost path of
     each subtree that is new or gone (its descendants are too) whose inclusive time is at
-    least the minimum, by decreasing absolute change of the gated metric, then pre-order; cut
-    to `limit` (None: `PATH_ROWS`, 0: all). Also how many were left out."""
+    least the minimum, by decreasing size of the change (of the gated metric; for a new or
+    gone path, its inclusive time), then pre-order; cut to `limit` (None: `PATH_ROWS`, 0:
+    all). Also how many were left out."""
     state = paths.state
     words = [STATES.index(w) for w in CHANGED]
     picked = np.isin(state, words[:2]) & paths.gated
@@ -41,7 +42,7 @@ def changed_paths(dv: Comparison, paths: PathDiff, limit: int | None) -> tuple[l
     picked |= top & (size >= dv.thresholds.min_time_ns)
     m = paths.change(dv.thresholds.metric)
     rows = np.flatnonzero(picked)
-    delta = np.abs(np.nan_to_num(m.delta[rows]))
+    delta = np.where(one_side[rows], size[rows], np.abs(np.nan_to_num(m.delta[rows])))
     order = rows[np.lexsort((rows, -delta))].tolist()
     n = PATH_ROWS if limit is None else limit
     if n <= 0:

@@ -98,8 +98,8 @@ def _paths(dv: DiffView, limit: int | None) -> list[str]:
     lines = [
         f"#### Where in the call tree ({w} time per call path)",
         "",
-        f"| State | Call path | Baseline {w} ms | Candidate {w} ms | Change | t |",
-        "|---|---|--:|--:|--:|--:|",
+        f"| State | Call path | Baseline {w} ms | Candidate {w} ms | Change | t | Inclusive ms |",
+        "|---|---|--:|--:|--:|--:|--:|",
     ]
     for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
         word = paths.state_name(i)
@@ -107,8 +107,10 @@ def _paths(dv: DiffView, limit: int | None) -> list[str]:
         t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
         rel = percent(float(ch.rel[i]), bool(paths.on_base[i]))
         change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({rel})"
+        incl = f"{ms(paths.incl.base[i])} → {ms(paths.incl.cand[i])}"
         lines.append(
-            f"| {state} | {md(text)} | {ms(ch.base[i])} | {ms(ch.cand[i])} | {change} | {t} |"
+            f"| {state} | {md(text)} | {ms(ch.base[i])} | {ms(ch.cand[i])} | {change} | {t} "
+            f"| {incl} |"
         )
     if more:
         lines += ["", f"{more} more paths (`--limit 0` shows all)."]
