@@ -16,12 +16,12 @@ from support.plant import SOMETIMES, planted_runs
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.analysis.compare import Comparison, compare
-from traceview.exporters import Options, get
+from traceview.exporters import get
 
 
 def export(c: Comparison, path: Path) -> Path:
     with path.open("w", encoding="utf-8") as f:
-        get("diff-svg").export(c, f, Options())
+        get("diff-svg").export(c, f)
     return path
 
 

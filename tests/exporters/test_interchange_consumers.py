@@ -24,7 +24,7 @@ import pytest
 from support.browserkit import shared_browser
 from traceview.analysis import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.exporters.stacks import selected_threads, thread_label
 from traceview.synth import generate
 
@@ -38,12 +38,12 @@ def session() -> Session:
     return Session(generate(records=8000, threads=3, seed=11))
 
 
-def write(view: View, name: str, path: Path, options: Options | None = None) -> Path:
+def write(view: View, name: str, path: Path, **options: Any) -> Path:
     exporter = get(name)
     with path.open(
         "wb" if exporter.binary else "w", encoding=None if exporter.binary else "utf-8"
     ) as f:
-        exporter.export(view, f, options or Options())
+        exporter.export(view, f, exporter.options(**options))
     return path
 
 
@@ -190,7 +190,7 @@ def test_pprof_format_npm_decoder_reads_the_totals(session: Session, tmp_path: P
     if node is None or not PPROF_FORMAT.exists():
         pytest.skip(f"node or pprof-format (in {NODE_DIR}) is not installed")
     view = View(session, session.query())
-    path = write(view, "pprof", tmp_path / "t.pb.gz", Options(merge_threads=True))
+    path = write(view, "pprof", tmp_path / "t.pb.gz", merge_threads=True)
     script = (
         "const {Profile}=require(process.argv[1]);const z=require('zlib'),fs=require('fs');"
         "const p=Profile.decode(z.gunzipSync(fs.readFileSync(process.argv[2])));"

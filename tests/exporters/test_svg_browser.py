@@ -14,13 +14,13 @@ from support.browserkit import shared_browser, shot
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.synth import generate
 
 
-def export(view: View, path: Path, options: Options | None = None) -> Path:
+def export(view: View, path: Path, **options: Any) -> Path:
     with path.open("w", encoding="utf-8") as f:
-        get("svg").export(view, f, options or Options())
+        get("svg").export(view, f, get("svg").options(**options))
     return path
 
 
@@ -93,7 +93,7 @@ def test_hover_click_zoom_and_search(view: View, tmp_path: Path) -> None:
 
 def test_merged_svg_has_no_thread_frames(view: View, tmp_path: Path) -> None:
     errors: list[str] = []
-    page = open_svg(export(view, tmp_path / "m.svg", Options(merge_threads=True)), errors)
+    page = open_svg(export(view, tmp_path / "m.svg", merge_threads=True), errors)
     try:
         roots = page.evaluate(
             """() => { const d = JSON.parse(document.getElementById('flame-data').textContent);

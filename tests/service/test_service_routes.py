@@ -181,7 +181,7 @@ def test_viewer_is_mounted_per_trace(client: TestClient) -> None:
     assert page.status_code == 200 and 'src="/static/app.js"' in page.text
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert page.headers["content-security-policy"].count("default-src") == 1
-    assert client.get("/static/api.js").status_code == 200
+    assert client.get("/static/lib/api.js").status_code == 200
     trace = client.get(f"/t/{tid}/api/trace").json()
     assert trace["source"] == "app.trace" and len(trace["threads"]) == 3
     assert client.get(f"/t/{tid}/api/methods").status_code == 200

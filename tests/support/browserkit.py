@@ -190,9 +190,29 @@ def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     return rows
 
 
-def report_answers(page: str) -> dict[str, Any]:
-    """The answers a report page holds (its gzip+base64 `traceview-data` block), with the
-    timeline tiles restored as the UI restores them (docs/web-api.md "Report packaging")."""
+def request_key(path: str, params: dict[str, Any]) -> str:
+    """The key the UI names a request by: an oracle of `keyOf` in static/lib/api.js (path, then
+    `?name=value&...` sorted by name, empty values left out; docs/web-api.md)."""
+    items = sorted((k, _js_string(v)) for k, v in params.items() if v not in (None, ""))
+    return path + ("?" + "&".join(f"{k}={v}" for k, v in items) if items else "")
+
+
+def _js_string(value: Any) -> str:
+    """`String(value)` in JavaScript for the values a request holds (ints, strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def keyed(entries: list[Any]) -> dict[str, Any]:
+    """A report's `[path, params, answer]` entries by request key (the page's index)."""
+    return {request_key(path, params): answer for path, params, answer in entries}
+
+
+def report_entries(page: str) -> list[Any]:
+    """The entries a report page holds (its gzip+base64 `traceview-data` block), as packed."""
     import base64
     import gzip
     import json
@@ -204,7 +224,14 @@ def report_answers(page: str) -> dict[str, Any]:
         page,
     )
     assert m is not None, "no traceview-data block"
-    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    entries: list[Any] = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    return entries
+
+
+def report_answers(page: str) -> dict[str, Any]:
+    """The answers a report page holds by request key, with the timeline tiles restored as the
+    UI restores them (docs/web-api.md "Report packaging")."""
+    data = keyed(report_entries(page))
     for key, tile in data.items():
         if key.startswith("/api/timeline") and tile.pop("packed", False):
             r = tile["rects"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import report_answers
+from support.browserkit import keyed, report_answers, report_entries, request_key
 from support.tracebuild import make_trace
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.analysis.session import Session
@@ -70,15 +70,23 @@ def test_modules_are_inlined_with_rewritten_imports(page: str) -> None:
     assert m is not None
     imports = json.loads(m.group(1))["imports"]
     static = static_dir()
-    names = sorted(p.name for p in static.glob("*.js"))
+    names = sorted(
+        p.relative_to(static).as_posix()
+        for p in static.rglob("*.js")
+        if not p.name.endswith(".test.js")
+    )
+    assert any("/" in n for n in names)  # the UI has folders, and they are packed
     assert sorted(k.removeprefix("traceview:") for k in imports) == names
     for url in imports.values():
         assert url.startswith("data:text/javascript;base64,")
         js = base64.b64decode(url.split(",", 1)[1]).decode()
-        assert not re.search(r"""(from|import)\s*\(?\s*["']\./""", js)
+        assert not re.search(r"""(from|import)\s*\(?\s*["']\.\.?/""", js)
+        for spec in re.findall(r"""^(?:import|export)\b[^"'\n]*["']([^"']+)["']""", js, re.M):
+            assert spec in imports, spec  # every import names a packed module
     assert not re.search(r"<script[^>]*\bsrc=", page)  # nothing fetched from disk
     assert not re.search(r"<link[^>]*stylesheet", page)
     assert page.index('id="traceview-data"') < page.index('<script type="module">')
+    assert "node:test" not in page  # the unit tests stay out
 
 
 def test_package_rewrites_specifiers(tmp_path: Path) -> None:
@@ -90,7 +98,7 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
         '<link rel="stylesheet" href="/static/s.css"><script type="module" src="/static/a.js">'
         "</script>",
         tmp_path,
-        {"k": "</script>"},
+        [["/k", {"a": 1}, "</script>"]],
     )
     imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
     a = base64.b64decode(imports["traceview:a.js"].split(",", 1)[1]).decode()
@@ -99,13 +107,52 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
     assert c == 'import("traceview:b.js");'
     assert "<style>" in page and "<\\/style>" in page
     assert '<script type="module">import "traceview:a.js";</script>' in page
-    assert inlined(page) == {"k": "</script>"}
+    assert inlined(page) == {"/k?a=1": "</script>"}
+
+
+def _module(page: str, key: str) -> str:
+    imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    return base64.b64decode(imports[key].split(",", 1)[1]).decode()
+
+
+def test_package_follows_folders(tmp_path: Path) -> None:
+    """`./dir/x.js` and `../x.js` resolve against the importing module's folder to one key
+    per file (a module imported two ways is still one module), and unit tests stay out."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "panels").mkdir()
+    (tmp_path / "app.js").write_text('import "./panels/p.js";\nimport { s } from "./lib/s.js";\n')
+    (tmp_path / "lib" / "s.js").write_text("export const s = {};")
+    (tmp_path / "lib" / "s.test.js").write_text('import { test } from "node:test";')
+    (tmp_path / "panels" / "p.js").write_text(
+        'import { s } from "../lib/s.js";\nimport { q } from "./q.js";\n'
+        'export { s } from "../panels/../lib/s.js";\n'
+    )
+    (tmp_path / "panels" / "q.js").write_text("export const q = 1;")
+    page = html.package('<script type="module" src="/static/app.js"></script>', tmp_path, {})
+    imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    keys = {"traceview:app.js", "traceview:lib/s.js", "traceview:panels/p.js"}
+    assert set(imports) == keys | {"traceview:panels/q.js"}
+    assert _module(page, "traceview:app.js") == (
+        'import "traceview:panels/p.js";\nimport { s } from "traceview:lib/s.js";\n'
+    )
+    assert _module(page, "traceview:panels/p.js") == (
+        'import { s } from "traceview:lib/s.js";\nimport { q } from "traceview:panels/q.js";\n'
+        'export { s } from "traceview:lib/s.js";\n'
+    )
+
+
+@pytest.mark.parametrize("spec", ["./missing.js", "../../outside.js", "../x/../../up.js"])
+def test_package_refuses_a_module_it_cannot_find(tmp_path: Path, spec: str) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "a.js").write_text(f'import "{spec}";')
+    with pytest.raises(ValueError, match=re.escape(spec)):
+        html.package("<body></body>", tmp_path, {})
 
 
 def test_tile_budget_is_respected() -> None:
     trace = viewer_trace()
     trace.validate()
-    small = report.precompute(Session(trace), budget=0)
+    small = keyed(report.precompute(Session(trace), budget=0))
     assert not any(k.startswith("/api/timeline") for k in small)
     assert small["/api/trace"]["report"]["timeline_levels"] == 0
 
@@ -141,7 +188,7 @@ def _tiny_calls_trace() -> Trace:
 def test_small_report_stops_at_complete_tiles() -> None:
     trace = _tiny_calls_trace()
     trace.validate()
-    out = report.precompute(Session(trace))
+    out = keyed(report.precompute(Session(trace)))
     tiles = {
         (int(m["level"]), int(m["tile"])): v
         for k, v in out.items()
@@ -169,10 +216,10 @@ def test_partial_budget_keeps_whole_levels_per_thread() -> None:
     trace = _tiny_calls_trace()
     trace.validate()
     session = Session(trace)
-    full = report.precompute(session)
+    full = keyed(report.precompute(session))
     total = sum(len(encode(v)) for k, v in full.items() if k.startswith("/api/timeline"))
     budget = total // 3
-    out = report.precompute(session, budget=budget)
+    out = keyed(report.precompute(session, budget=budget))
     held = {k: v for k, v in out.items() if k.startswith("/api/timeline")}
     assert 0 < sum(len(encode(v)) for v in held.values()) <= budget
     for ans in held.values():  # a tile is held only under an incomplete held parent
@@ -181,3 +228,34 @@ def test_partial_budget_keeps_whole_levels_per_thread() -> None:
             up = f"/api/timeline?level={lv - 1}&thread={ans['thread']}&tile={k // 2}"
             assert up in held and not held[up].get("complete")
     assert len(held) < sum(k.startswith("/api/timeline") for k in full)
+
+
+def test_report_answers_are_the_servers(page: str) -> None:
+    """Each answer a report holds is what the live server answers to the same request (the
+    URL the UI would send: its path and parameters), the report's marks aside."""
+    import warnings
+    from urllib.parse import urlencode
+
+    from traceview.viewer.app import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        from starlette.testclient import TestClient
+
+    trace = viewer_trace()
+    trace.validate()
+    client = TestClient(create_app(Session(trace)), base_url="http://127.0.0.1")
+    held = inlined(page)
+    entries = report_entries(page)
+    assert len(held) == len(entries) > 20  # one entry per request
+    for path, params, _ in entries:
+        key = request_key(path, params)
+        url = path + ("?" + urlencode(params) if params else "")
+        live = client.get(url)
+        assert live.status_code == 200, url
+        want, got = live.json(), held[key]
+        if path == "/api/trace":
+            assert got.pop("live") is False and want.pop("live") is True
+            assert got.pop("report")["timeline_levels"] >= 1
+        got.pop("complete", None)
+        assert json.loads(json.dumps(got)) == want, url

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import traceview
+from support.browserkit import keyed
 from support.corpus import corpus_files
 from support.tracebuild import make_trace
 from traceview.analysis.session import Session
@@ -32,7 +33,7 @@ def every_answer(s: Session) -> None:
     answers.frames_answer(s, 16)
     if len(s.calls):
         answers.call_answer(s, len(s.calls) - 1)
-    data = report.precompute(s, budget=50_000)
+    data = keyed(report.precompute(s, budget=50_000))
     assert data["/api/trace"]["live"] is False
 
 

@@ -49,6 +49,16 @@ def test_trace_answer(client: TestClient) -> None:
     assert set(t["header"]) >= {"variant", "version", "clock", "options", "record_size"}
 
 
+def test_trace_answer_sends_the_tiling(client: TestClient) -> None:
+    """The UI's tile maths read the tiling from here (static/timeline/tiles.js), as integers."""
+    from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL
+
+    tiles = get(client, "/api/trace")["tiles"]
+    assert tiles == {"buckets": BUCKETS, "max_level": MAX_LEVEL}
+    raw = client.get("/api/trace").text
+    assert f'"buckets":{BUCKETS},' in raw.replace(" ", "")
+
+
 def test_methods_names_come_back_as_plain_strings(client: TestClient) -> None:
     m = get(client, "/api/methods")
     assert m["class"][2] == EVIL_CLASS
@@ -136,6 +146,10 @@ def test_ui_and_static_files(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200 and "<" in r.text
     assert client.get("/static/does-not-exist.js").status_code == 404
+    assert client.get("/static/lib/api.js").status_code == 200  # modules in folders
+    # the unit tests beside the modules and node's package.json are not the browser's
+    for name in ("lib/api.test.js", "package.json", "timeline/../lib/format.test.js"):
+        assert client.get("/static/" + name).status_code == 404, name
 
 
 def test_open_replaces_the_trace(client: TestClient) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from traceview.analysis.ask import Ask
 from traceview.analysis.session import Session as _EngineSession
 from traceview.api.selection import Selection
 from traceview.api.table import Table
@@ -27,14 +28,17 @@ class Session(_EngineSession):
     ) -> Selection:
         """A composable selection: threads by name or id, a time range from the trace's start
         (`"1.5s"` or int ns), a clock, "my code" packages, method patterns; narrow it further
-        with its methods."""
-        sel = Selection(self, self.query(clock=clock))
-        if thread is not None:
-            sel = sel.thread(*([thread] if isinstance(thread, str | int) else thread))
-        if start is not None or end is not None:
-            sel = sel.range(start, end)
-        if my_code:
-            sel = sel.my_code(*([my_code] if isinstance(my_code, str) else my_code))
+        with its methods. The words resolve as every front end's (`Session.resolve`)."""
+        threads = () if thread is None else [thread] if isinstance(thread, str | int) else thread
+        words = Ask(
+            threads=tuple(str(t) for t in threads),
+            clock=clock,
+            start=start,
+            end=end,
+            my_code=(my_code,) if isinstance(my_code, str) else tuple(my_code or ()),
+        )
+        resolved = self.resolve(words)
+        sel = Selection(self, resolved.query, notes=resolved.notes)
         if methods:
             sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
         return sel

@@ -6,11 +6,13 @@ code" packages and method patterns — as a small immutable value over a `Sessio
 
 Every step returns a new, narrower selection: threads and time ranges intersect with what is
 already selected, method patterns add a condition. Threads, the range, the clock and "my
-code" go into the `Query` (through `Session.query`, so the rules are the spine's); method
+code" go into the `Query`; method
 patterns choose which ROWS the tables show — they never change a number: a method's times
 are those of the whole selection, the calls table keeps the calls of matching methods, the
 edge table the edges whose caller or callee matches. (To measure only the time spent inside
-some packages, fold the others away with `my_code`.)
+some packages, fold the others away with `my_code`.) Each step's words resolve through
+`Session.resolve(words, within=query)`: the rules are the spine's, the same as the CLI's and
+the viewer's.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from fnmatch import translate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.ask import Ask, Time
 from traceview.analysis.calltree import CallTree
-from traceview.analysis.query import Query, TimeRange, duration_ns
+from traceview.analysis.query import Query
 from traceview.analysis.view import View
 from traceview.api import tables as tb
 from traceview.api.table import Table
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
     from traceview.analysis.session import Session
 
 Bools = npt.NDArray[np.bool_]
-Time = str | int | None
 
 
 @dataclass(frozen=True)
@@ -55,38 +57,22 @@ class Selection:
         `notes`), intersected with the threads already selected."""
         if not specs:
             raise ValueError("thread() needs a name or id")
-        pick = self.session.pick_threads([str(s) for s in specs])
-        rows = set(pick.rows)
-        if self.query.threads is not None:
-            rows &= set(self.query.threads)
-            if not rows:
-                raise ValueError(f"{_listing(specs)} selects none of the threads already selected")
-        q = self._requery(threads=sorted(rows))
-        return replace(self, query=q, notes=(*self.notes, *pick.notes))
+        return self._narrow(threads=tuple(str(s) for s in specs))
 
     def range(self, start: Time = None, end: Time = None) -> Selection:
         """Only [start, end) from the trace's start on the timeline clock (wall when recorded):
         `"1.5s"`, `"300ms"`, `"20us"` or int ns; None is the trace's start or end. Calls are
         clipped to it in every table; a second range intersects the first."""
-        lo, hi = _ns(start, "start"), _ns(end, "end")
-        if lo is not None and hi is not None and hi < lo:
-            raise ValueError(f"time range ends before it starts ({start!r} > {end!r})")
-        tr = self.session.time_range(lo if lo is not None else 0, hi)
-        old = self.query.time_range
-        if tr is not None and old is not None and old.clock == tr.clock:
-            a, b = max(tr.lo, old.lo), min(tr.hi, old.hi)
-            tr = TimeRange(a, max(a, b), tr.clock)
-        return replace(self, query=self._requery(time_range=tr))
+        return self._narrow(start=start, end=end)
 
     def clock(self, clock: str) -> Selection:
         """Sort and lay out by `clock` ("cpu" or "wall"); tables carry both clocks anyway."""
-        return replace(self, query=self._requery(clock=clock))
+        return self._narrow(clock=clock)
 
     def my_code(self, *prefixes: str) -> Selection:
         """Keep only frames of these packages (others fold into their caller), added to the
         packages already kept."""
-        both = (*self.query.my_code, *prefixes)
-        return replace(self, query=self._requery(my_code=both))
+        return self._narrow(my_code=prefixes)
 
     def methods(self, *patterns: str) -> Selection:
         """Only rows of methods matching one of these patterns: shell-style (`*`, `?`, `[..]`)
@@ -96,17 +82,9 @@ class Selection:
             raise ValueError("methods() needs a pattern")
         return replace(self, patterns=(*self.patterns, tuple(patterns)))
 
-    def _requery(self, **change: object) -> Query:
-        q = self.query
-        args: dict[str, object] = {
-            "threads": q.threads,
-            "clock": q.clock,
-            "time_range": q.time_range,
-            "my_code": q.my_code,
-            "rename": q.rename,
-        }
-        args.update(change)
-        return self.session.query(**args)  # type: ignore[arg-type]
+    def _narrow(self, **words: Any) -> Selection:
+        resolved = self.session.resolve(Ask(**words), within=self.query)
+        return replace(self, query=resolved.query, notes=(*self.notes, *resolved.notes))
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -181,15 +159,3 @@ class Selection:
         for group in self.patterns:
             parts.append(f"methods={' | '.join(group)}")
         return f"Selection({'; '.join(parts)})"
-
-
-def _ns(value: Time, what: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise TypeError(f"range {what}: a duration like '1.5s' or int ns, not {value!r}")
-    return duration_ns(value) if isinstance(value, str) else int(value)
-
-
-def _listing(specs: tuple[str | int, ...]) -> str:
-    return ", ".join(repr(s) for s in specs)

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "info": "variant, clock, threads, methods, options and diagnostics",
     "stats": "per-method statistics on both clocks",
     "tree": "top-down call tree (default: the main thread)",
+    "anr": "what was open and slow when an ANR hit (ANR report, bugreport, Android 16 dump)",
     "convert": "write the trace as another variant",
     "report": "write the viewer as one self-contained HTML file",
     "diff": "compare runs: per-method changes, a regression gate for CI",

@@ -15,14 +15,16 @@ import re
 from typing import NoReturn
 
 from traceview.analysis.compare import compare, summarise_run
-from traceview.analysis.diff import DiffView, Run, Thresholds
+from traceview.analysis.diff import Run, Thresholds
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.analysis.workers import default_workers, parallel_map
 from traceview.cli import options
 from traceview.cli.options import CliError
-from traceview.exporters import Exporter, Options, get
+from traceview.exporters import get
 from traceview.model import printable
+
+FLAGS = {"limit": "--limit"}  # the main output's format options (--junit's takes none)
 
 _PERCENT = re.compile(r"^\s*\+?([0-9]{1,9}(?:\.[0-9]{1,9})?)\s*%?\s*$")
 
@@ -131,6 +133,9 @@ def main(argv: list[str]) -> int:
         )
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
+    name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
+    fmt = get("diff-svg" if flame else name)
+    opts = options.format_options("diff", fmt, args, FLAGS)
     first = options.open_trace(args.baseline[0], args)
     if args.clock is None:  # one clock for every run: the first baseline's default
         args.clock = first.default_clock
@@ -149,13 +154,11 @@ def main(argv: list[str]) -> int:
         result = compare(base, cand, thresholds)
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
-    name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
-    opts = Options(limit=args.limit)
     if args.junit:
-        _write(get("diff-junit"), result, args.junit, opts)
+        options.write(get("diff-junit"), result, args.junit)
     if args.svg:
-        _write(get("diff-svg"), result, args.svg, opts)
-    _write(get("diff-svg" if flame else name), result, args.output, opts)
+        options.write(get("diff-svg"), result, args.svg)
+    options.write(fmt, result, args.output, opts)
     return 1 if result.regressions else 0
 
 
@@ -171,10 +174,3 @@ def _summarise(path: str, session: Session, args: argparse.Namespace) -> Run:
     except CliError as exc:
         raise CliError(f"{printable(path)}: {exc}") from None
     return summarise_run(View(session, q))
-
-
-def _write(
-    exporter: Exporter[DiffView], result: DiffView, target: str | None, opts: Options
-) -> None:
-    with options.output(target, exporter.binary) as out:
-        exporter.export(result, out, opts)

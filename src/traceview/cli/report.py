@@ -11,8 +11,17 @@ from pathlib import Path
 
 from traceview.analysis.view import View
 from traceview.cli import options
-from traceview.exporters import Options, get
-from traceview.viewer.report import BUDGET
+from traceview.exporters import get
+
+FLAGS = {"budget_bytes": "--budget-mb"}
+
+
+def megabytes(text: str) -> int:
+    """`--budget-mb 2.5` -> bytes (a negative budget is none)."""
+    try:
+        return int(max(float(text), 0) * (1 << 20))
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"bad size {text!r}: a number of MB") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,9 +35,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output file (default: TRACE name + .html)")
     p.add_argument(
         "--budget-mb",
-        type=float,
-        default=BUDGET / (1 << 20),
-        help="MB of precomputed timeline tiles to include (default %(default)g)",
+        dest="budget_bytes",
+        type=megabytes,
+        metavar="MB",
+        help="MB of precomputed timeline tiles to include (default 20)",
     )
     return p
 
@@ -37,14 +47,11 @@ def main(argv: list[str]) -> int:
     """Write the report; 0 on success."""
     args = parser().parse_args(argv)
     out = args.output or Path(args.trace).name + ".html"
+    fmt = get("report")
+    opts = options.format_options("report", fmt, args, FLAGS)
     session = options.open_trace(args.trace, args)
-    budget = int(max(args.budget_mb, 0) * (1 << 20))
-    options.write(
-        get("report"),
-        View(session, session.query(rename=options.rename(args.mapping, session))),
-        out,
-        Options(budget_bytes=budget),
-    )
+    view = View(session, session.query(rename=options.rename(args.mapping, session)))
+    options.write(fmt, view, out, opts)
     if out != "-":
         size = Path(out).stat().st_size
         print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")

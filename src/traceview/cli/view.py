@@ -127,8 +127,16 @@ def main(argv: list[str]) -> int:
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     url = url_for(args.host, port)
+
+    def reopen(pick: int) -> Session:  # another process of the same ANR report
+        chosen = argparse.Namespace(**{**vars(args), "process": f"#{pick}"})
+        return options.open_trace(args.trace, chosen)
+
     app = create_app(
-        session, allowed_hosts=allowed_hosts(args.host, args.allow_host), rename=rename
+        session,
+        allowed_hosts=allowed_hosts(args.host, args.allow_host),
+        rename=rename,
+        reopen=reopen if session.trace.header.processes and args.trace != "-" else None,
     )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)

@@ -90,7 +90,7 @@ def path_json(dv: Comparison, paths: PathDiff, min_time_ns: int) -> tuple[list[A
     `min_time_ns` on either side (so its callers are listed too: a caller's time is never
     less), each with `parent` (the index of its caller's row, null for a thread) and its
     last `frame`; and how many smaller paths were left out."""
-    from traceview.exporters.diff import change_json
+    from traceview.exporters.diff_json import change_json
 
     big = np.maximum(paths.incl.base, paths.incl.cand) >= min_time_ns
     rows = np.flatnonzero(big)

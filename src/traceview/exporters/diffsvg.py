@@ -1,4 +1,4 @@
-"""The `diff-svg` exporter: a comparison of runs (`analysis.compare.Comparison`) as one
+"""The `diff-svg` format: a comparison of runs (`analysis.compare.Comparison`) as one
 standalone, interactive differential flame graph (one SVG file, no network): `traceview diff
 BASE... --vs NEW... -o diff.svg`.
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from html import escape
 from importlib.resources import files
 from typing import IO, Any
@@ -28,7 +29,6 @@ import numpy.typing as npt
 from traceview.analysis.compare import Comparison
 from traceview.analysis.layout.diffflame import BASE_ONLY, CAND_ONLY, DiffFlame, intensity
 from traceview.analysis.significance import STATES
-from traceview.exporters import Exporter, Options
 from traceview.exporters.diff import METRIC_WORDS, ms, percent
 from traceview.exporters.stacks import MAX_DEPTH
 from traceview.model import printable
@@ -41,6 +41,18 @@ PAD = 10
 RESOLUTION = 12_000  # frames narrower than 1/12000 of the total (0.1 px) are left out
 CHAR_PX = 7.0  # average width of a 12 px character
 GREY = "rgb(214,214,210)"
+
+NAME = "diff-svg"
+SUFFIXES = (".svg",)
+BINARY = False
+SUBJECT = "runs"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`title`: the graph's heading (None: "Differential flame graph")."""
+
+    title: str | None = None
 
 
 def fill(state: int, intensity: float) -> str:
@@ -135,9 +147,9 @@ def _placed(f: DiffFlame, rows: npt.NDArray[np.int64]) -> tuple[list[float], lis
     return np.round(x, 2).tolist(), np.round(w, 2).tolist()
 
 
-def export_svg(c: Comparison, out: IO[Any], options: Options) -> None:
+def export(c: Comparison, out: IO[Any], options: Options) -> None:
     """The differential flame graph as one SVG document."""
-    if c.paths is None:
+    if getattr(c, "paths", None) is None:
         raise ValueError("the runs were summarised without their call paths")
     data = frames_data(c)
     depth = max(data["d"], default=0) + 1
@@ -236,12 +248,4 @@ def _fit(name: str, width: float) -> str:
     return name if len(name) <= chars else name[: chars - 2] + ".."
 
 
-SVG: Exporter[Comparison] = Exporter(
-    "diff-svg",
-    (".svg",),
-    False,
-    "comparison of runs as an interactive differential flame graph (standalone SVG)",
-    export_svg,
-)
-
-__all__ = ["SVG", "fill", "frames_data", "tip"]
+__all__ = ["Options", "export", "fill", "frames_data", "tip"]

@@ -1,4 +1,4 @@
-"""The `diff-markdown` exporter: a comparison of runs (`analysis.diff.DiffView`) as GitHub
+"""The `diff-markdown` format: a comparison of runs (`analysis.diff.DiffView`) as GitHub
 flavoured Markdown, for a pull-request comment or a CI job summary (`$GITHUB_STEP_SUMMARY`).
 Names are escaped for a table cell: control characters via `model.printable`, then the
 characters Markdown gives a meaning (`|`, backticks, emphasis, links, HTML `<`)."""
@@ -7,16 +7,28 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import IO, Any
 
 from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
-from traceview.exporters import Exporter, Options
 from traceview.exporters.diff import METRIC_WORDS, gate_text, ms, percent, shown_rows, summary
 from traceview.exporters.diffpaths import changed_paths, path_lines, paths_of
 from traceview.model import printable
 
+NAME = "diff-markdown"
+SUFFIXES = (".md",)
+BINARY = False
+SUBJECT = "runs"
+
 _SPECIAL = re.compile(r"([\\`*_\[\]|~#!$])")  # `$` opens math on GitHub
+
+
+@dataclass(frozen=True)
+class Options:
+    """`limit`: rows of the methods table (None: `diff.DEFAULT_LIMIT`, 0: all)."""
+
+    limit: int | None = None
 
 
 def md(text: str) -> str:
@@ -25,7 +37,7 @@ def md(text: str) -> str:
     return out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def export_markdown(dv: DiffView, out: IO[Any], options: Options) -> None:
+def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     """`diff --markdown`: a heading with the verdict, the gate, the methods table, the
     threads table."""
     m, metric = dv.methods, dv.thresholds.metric
@@ -115,8 +127,3 @@ def _paths(dv: DiffView, limit: int | None) -> list[str]:
     if more:
         lines += ["", f"{more} more paths (`--limit 0` shows all)."]
     return [*lines, ""]
-
-
-MARKDOWN: Exporter[DiffView] = Exporter(
-    "diff-markdown", (".md",), False, "comparison of runs as Markdown", export_markdown
-)

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import (
+    Axis,
     Clock,
     Diagnostic,
     EventTable,
@@ -45,6 +46,9 @@ class About:
     sampling_interval_us: float | None = None
     entry_format: str | None = None
     records_where: str | None = None  # checked against num-method-calls when set
+    axis: Axis = "time"
+    end_ns: int | None = None
+    monotonic_offset_ns: int | None = None
 
 
 @dataclass
@@ -124,5 +128,8 @@ def assemble(
         sampled=about.sampled,
         sampling_interval_us=about.sampling_interval_us,
         entry_format=about.entry_format,
+        axis=about.axis,
+        end_ns=about.end_ns,
+        monotonic_offset_ns=about.monotonic_offset_ns,
     )
     return Trace(header, threads, methods, events, diags, source)

@@ -4,8 +4,9 @@ Only the bytes decide (never the file name). Every variant module answers `sniff
 `choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
 file mode starts with summary text). Recognised non-ART formats (simpleperf, Perfetto,
 systrace/atrace, Chrome JSON, an Android 16 low-overhead dump whose first block does not
-read) raise `NotATraceError` naming them; anything else names its first bytes and the
-variants tried.
+read) raise `NotATraceError` naming them (ANR reports and bugreport zips, which may carry
+low-overhead dumps, have their reader: `lowoverhead/anr.py`); anything else names its first
+bytes and the variants tried.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Protocol
 
 from traceview.model import NotATraceError, Trace, TraceFormatError
 from traceview.readers import lowoverhead, v2
+from traceview.readers.lowoverhead import anr
 from traceview.readers.source import Source
 from traceview.readers.v1 import regular, split, streaming
 
@@ -35,6 +37,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     ("regular", regular),
     ("data", split),
     ("streaming", streaming),
+    ("anr", anr),
     ("lowoverhead", lowoverhead),
 )
 

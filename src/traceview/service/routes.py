@@ -46,7 +46,7 @@ from traceview.readers.mapping import read_mapping
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.sessions import BUDGET, Entry, SessionCache
 from traceview.service.store import Store, TraceRecord, now, valid_id
-from traceview.viewer.app import LOCAL_HOSTS, create_app
+from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
 from traceview.viewer.guard import Guard
 from traceview.viewer.page import static_dir
 
@@ -328,7 +328,8 @@ def create_service(
             out = io.StringIO()
             view = View(s, s.query(threads=[thread]))
             title = f"{s.trace.threads.label(thread)} ({s.trace.source})"
-            exporters.get("svg").export(view, out, exporters.Options(title=title))
+            svg = exporters.get("svg")
+            svg.export(view, out, svg.options(title=title))
             return out.getvalue().encode()
 
         data = await cached(entry, f"/flame/{thread}.svg", build)
@@ -349,7 +350,7 @@ def create_service(
 
         def build() -> bytes:
             out = io.StringIO()
-            exporters.get("report").export(View(s, s.query()), out, exporters.Options())
+            exporters.get("report").export(View(s, s.query()), out)
             return out.getvalue().encode()
 
         data = await cached(entry, "/report.html", build)
@@ -382,7 +383,7 @@ def create_service(
         Route("/t/{tid}/flame/{thread:int}.svg", flame_svg),
         Route("/t/{tid}/report.html", report),
         Mount("/t/{tid}", app=viewer),
-        Mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static"),
+        Mount("/static", static_files(), name="static"),
         Mount("/service", StaticFiles(directory=uploads_dir(), check_dir=False), name="service"),
     ]
     app = Starlette(routes=routes)

@@ -2,7 +2,7 @@
 a `Query`.
 
 Shared by the live server (`viewer/app.py`, which adds HTTP and caching) and the offline report
-(`viewer/report.py`, which precomputes a set of them, keyed by `request_key`). Every list is
+(`viewer/report.py`, which precomputes a set of them with the requests they answer). Every list is
 capped so an answer stays bounded; capped lists say `"truncated": true`. Names from the trace
 go out through `model.text.visible` (jsonshape.py).
 """
@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.layout.budget import culprits, paths
-from traceview.analysis.layout.flame import KINDS
+from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL
 from traceview.analysis.profile import Profile, Relatives
 from traceview.analysis.query import Query
 from traceview.analysis.session import Session
@@ -39,14 +39,9 @@ MAX_FRAMES = 5_000
 MAX_FLAME_NODES = 30_000
 
 
-def request_key(path: str, params: dict[str, str]) -> str:
-    """The cache/report key: path, then `?name=value&...` sorted by name (docs/web-api.md)."""
-    items = sorted((k, v) for k, v in params.items() if v != "")
-    return path + ("?" + "&".join(f"{k}={v}" for k, v in items) if items else "")
-
-
 def trace_answer(s: Session, live: bool = True) -> Json:
-    """/api/trace: header, clocks, time span, threads, diagnostics, palette."""
+    """/api/trace: header, clocks, time span, threads, diagnostics, palette, and the timeline's
+    tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use)."""
     tr, calls = s.trace, s.calls
     main = s.main_thread()
     threads = []
@@ -87,6 +82,7 @@ def trace_answer(s: Session, live: bool = True) -> Json:
         "threads": threads,
         "diagnostics": diagnostics_json(s.diagnostics()),
         "palette": PALETTE,
+        "tiles": {"buckets": BUCKETS, "max_level": MAX_LEVEL},
         "live": live,
     }
 
@@ -277,9 +273,8 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
 
 def flame_answer(s: Session, kind: str, q: Query) -> Json:
     """/api/flame: the merged call tree laid out (analysis/layout/flame.py), x/width in µs of clock;
-    with t0/t1 every call counts its time clipped to the range."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
+    with t0/t1 every call counts its time clipped to the range; `Session.flame` refuses an
+    unknown kind."""
     fl = s.flame(q, kind)
     rows = np.arange(len(fl.method))
     truncated = False
@@ -304,3 +299,11 @@ def flame_answer(s: Session, kind: str, q: Query) -> Json:
         },
         "truncated": truncated,
     }
+
+
+def anr_answer(s: Session, q: Query) -> Json:
+    """/api/anr: the calls open at the dump and the slow calls (exporters/anr.py's JSON)."""
+    from traceview.analysis.view import View
+    from traceview.exporters.anr_json import summary_json
+
+    return summary_json(View(s, q))

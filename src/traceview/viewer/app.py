@@ -1,10 +1,10 @@
 """The viewer's Starlette app: the static UI plus the JSON data API of docs/web-api.md.
 
 Routes and encoding only: `create_app(session)` serves one analysed trace
-(`analysis.Session`); each answer comes from `viewer/answers.py`, is cached per normalised
-request key (viewer/cache.py) and passes through the defences of viewer/guard.py. `POST /api/open`
-swaps in another trace. The CLI (`cli/view.py`) runs it under uvicorn on 127.0.0.1.
-"""
+(`analysis.Session`); each answer comes from `viewer/answers.py`, is cached per path and
+normalised known parameters (viewer/cache.py) and passes through the defences of
+viewer/guard.py. `POST /api/open` swaps in another trace. The CLI (`cli/view.py`) runs it under
+uvicorn on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -17,10 +17,12 @@ from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
@@ -28,10 +30,10 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.viewer import answers as viewer
 from traceview.viewer import params
+from traceview.viewer.assets import shipped, static_dir
 from traceview.viewer.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.viewer.cache import AnswerCache
 from traceview.viewer.guard import Guard
-from traceview.viewer.page import static_dir
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -44,6 +46,20 @@ def _error(status: int, message: str) -> Response:
 
 def _json(data: bytes) -> Response:
     return Response(data, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+class StaticAssets(StaticFiles):
+    """`StaticFiles` over `static/` that answers 404 for the unit tests beside the modules."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if not shipped(path):
+            raise HTTPException(status_code=404)
+        return await super().get_response(path, scope)
+
+
+def static_files() -> StaticAssets:
+    """The ASGI app serving the UI's assets at `/static` (this viewer's and the service's)."""
+    return StaticAssets(directory=static_dir(), check_dir=False)
 
 
 def session_from_file(path: Path, name: str) -> Session:
@@ -79,12 +95,15 @@ def create_app(
     guarded: bool = True,
     answer_bytes: int = MAX_ANSWER_BYTES,
     rename: Rename | None = None,
+    reopen: Callable[[int], Session] | None = None,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
     `guarded=False` leaves out viewer/guard.py (for an app mounted inside one that has it, as the
     service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
-    deobfuscation every answer's names get (also for uploaded traces)."""
+    deobfuscation every answer's names get (also for uploaded traces); `reopen(i)`: the
+    session of process `i` of the same ANR report (POST /api/process), None when it cannot
+    be read again."""
     state = _State(session, answer_bytes)
 
     def answer(
@@ -93,7 +112,8 @@ def create_app(
         s, cache = state.session, state.answers
         try:
             p = params.known(request.query_params, names)
-            key = viewer.request_key(request.url.path, p)
+            # the known parameters, in the route's order: junk parameters never reach the key
+            key = (request.url.path, *p.items())
             return _json(cache.get(key, lambda: encode(build(s, p))))
         except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
             return _error(400, printable(str(exc).strip("'\"") or type(exc).__name__))
@@ -148,6 +168,24 @@ def create_app(
             ),
         )
 
+    def api_anr(request: Request) -> Response:
+        return answer(request, (), lambda s, p: viewer.anr_answer(s, s.query(rename=rename)))
+
+    async def api_process(request: Request) -> Response:
+        """Read another process's dump of the same ANR report (`pick`: its index)."""
+        if reopen is None:
+            return _error(400, "this viewer cannot switch processes (open the report again)")
+        try:
+            pick = int(request.query_params.get("pick", ""))
+            count = len(state.session.trace.header.processes)
+            if not 0 <= pick < count:
+                raise ValueError(f"pick must be 0 to {count - 1}")
+            new = await run_in_threadpool(reopen, pick)
+        except (ValueError, TraceError) as exc:
+            return _error(400, printable(str(exc).splitlines()[0] if str(exc) else "bad pick"))
+        state.replace(new)
+        return _json(encode(viewer.trace_answer(new)))
+
     def api_frames(request: Request) -> Response:
         return answer(
             request,
@@ -188,7 +226,9 @@ def create_app(
         Route("/api/flame", api_flame),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=static_dir(), check_dir=False), name="static"),
+        Route("/api/anr", api_anr),
+        Route("/api/process", api_process, methods=["POST"]),
+        Mount("/static", static_files(), name="static"),
     ]
     app = Starlette(routes=routes)
     app.state.viewer = state

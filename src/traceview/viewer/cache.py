@@ -1,11 +1,15 @@
-"""The viewer's answer cache: encoded JSON per normalised request key, bounded in bytes
-(least recently used answers go first), so no stream of requests can grow the server."""
+"""The viewer's answer cache: encoded JSON per request, bounded in bytes (least recently used
+answers go first), so no stream of requests can grow the server.
+
+A key is any hashable value: the viewer's routes use the path and the request's known
+parameters as normalised by `viewer/params.py` (`(path, (name, value), ...)`); the service adds
+its own string keys for the pages it builds."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 MAX_BYTES = 64 << 20  # encoded answers kept per trace (as the service; a 1 GB trace needs the room)
 MAX_ENTRY = 32 << 20  # an answer bigger than this is served but not kept
@@ -17,10 +21,10 @@ class AnswerCache:
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self.max_bytes = max_bytes
         self.size = 0
-        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._items: OrderedDict[Hashable, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str, compute: Callable[[], bytes]) -> bytes:
+    def get(self, key: Hashable, compute: Callable[[], bytes]) -> bytes:
         with self._lock:
             hit = self._items.get(key)
             if hit is not None:

@@ -1,4 +1,5 @@
-"""The viewer's URL parameters (docs/web-api.md) turned into a checked `Query`.
+"""The viewer's URL parameters (docs/web-api.md) written as the user's words (`Ask`), which
+`Session.resolve` turns into a checked `Query` as it does every front end's.
 
 Only known parameters count: they are normalised (threads sorted, empty values dropped) into
 the request's cache key, so junk parameters can neither grow the answer cache nor change an
@@ -13,7 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from traceview.analysis.query import Query, Rename, duration_ns
+from traceview.analysis.ask import Ask, Time
+from traceview.analysis.query import Query, Rename
 from traceview.analysis.session import Session
 
 SELECTION = ("clock", "threads", "thread", "t0", "t1", "from", "to", "mycode")
@@ -36,30 +38,33 @@ def known(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def query(session: Session, p: Mapping[str, str], rename: Rename | None = None) -> Query:
-    """The selection of a request (ValueError on a bad value); `rename` is the app's
-    (a `--mapping` given to `traceview view`), not a request parameter."""
-    threads: set[int] | None = None
-    if p.get("threads"):
-        threads = {int(x) for x in p["threads"].split(",") if x.strip()}
-    if p.get("thread"):
-        picked = session.pick_threads([s for s in p["thread"].split(",") if s.strip()]).rows
-        threads = (threads or set()) | set(picked)
-    t0 = duration_ns(p["from"]) if p.get("from") else _us_to_ns(p.get("t0"))
-    t1 = duration_ns(p["to"]) if p.get("to") else _us_to_ns(p.get("t1"))
-    return session.query(
-        threads=threads,
+def ask(p: Mapping[str, str], rename: Rename | None = None) -> Ask:
+    """The selection of a request's known parameters as words (ValueError on a bad number);
+    `rename` is the app's (a `--mapping` given to `traceview view`), not a request parameter."""
+    return Ask(
+        threads=tuple(s for s in p.get("thread", "").split(",") if s.strip()),
+        rows=tuple(int(x) for x in p.get("threads", "").split(",") if x.strip()),
         clock=p.get("clock") or None,
-        time_range=session.time_range(t0, t1),
-        my_code=p.get("mycode"),
+        start=_time(p.get("from"), p.get("t0")),
+        end=_time(p.get("to"), p.get("t1")),
+        my_code=(p["mycode"],) if p.get("mycode") else (),
         rename=rename,
     )
 
 
-def _us_to_ns(value: str | None) -> int | None:
-    if not value:
+def query(session: Session, p: Mapping[str, str], rename: Rename | None = None) -> Query:
+    """The checked selection of a request (ValueError on a bad value; the viewer shows no
+    notes: it lists the threads selected)."""
+    return session.resolve(ask(p, rename)).query
+
+
+def _time(words: str | None, us: str | None) -> Time:
+    """A range end: `from`/`to` words as written (`1.5s`), else `t0`/`t1` µs as int ns."""
+    if words:
+        return words
+    if not us:
         return None
-    us = float(value)
-    if not math.isfinite(us) or abs(us) > 1e15:
-        raise ValueError(f"bad time {value!r}")
-    return round(us * 1000)
+    value = float(us)
+    if not math.isfinite(value) or abs(value) > 1e15:
+        raise ValueError(f"bad time {us!r}")
+    return round(value * 1000)

@@ -1,51 +1,64 @@
-"""The `report` exporter: the viewer as one self-contained HTML file (file://, offline).
+"""The `report` format: the viewer as one self-contained HTML file (file://, offline).
 
 It holds the API requests the UI makes first, answered ahead of time (`precompute`), packaged
-with the static UI by `htmlpage.package`.
+with the static UI by `viewer/page.py`. Registered in `exporters.REGISTRY` by its module
+path (the exporters never import the viewer). Each answer goes in with its request (path and
+parameters): the page indexes them by the one key rule, `keyOf` in `static/lib/api.js`.
 
 Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
 and the three flame kinds on each clock, relations of the methods with the most inclusive time,
 level-0 highlights of those methods, and timeline tiles from level 0 down while a byte budget
-lasts, none under a complete tile (with /api/call for their rects). Keys follow
-docs/web-api.md.
+lasts, none under a complete tile (with /api/call for their rects). docs/web-api.md
+"Report packaging" says how they are packed.
 """
 
 from __future__ import annotations
 
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import IO, Any, TypeAlias
 
 import numpy as np
 
 from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.jsonshape import encode
 from traceview.viewer import answers
 from traceview.viewer import page as htmlpage
-from traceview.viewer.answers import request_key
 from traceview.viewer.page import static_dir
 
+NAME = "report"
+SUFFIXES = (".html", ".htm")
+BINARY = False
+SUBJECT = "view"
 BUDGET = 20 << 20  # bytes of precomputed timeline tiles
 CALL_BUDGET = 3 << 19  # bytes of /api/call answers (hover details), at most budget // 4
 RELATION_METHODS = 200  # /api/relations for this many methods (most inclusive time first)
 HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 
+Params: TypeAlias = dict[str, int | str]
+Entry: TypeAlias = tuple[str, Params, Any]  # (path, parameters as the UI sends them, answer)
 
-def precompute(
-    session: Session, budget: int = BUDGET, rename: Rename | None = None
-) -> dict[str, Any]:
-    """The answers the report holds, keyed like the UI asks for them (docs/web-api.md); names
-    renamed by `rename` (deobfuscated) when given."""
-    out: dict[str, Any] = {}
 
-    def put(path: str, params: dict[str, str], value: Any) -> None:
-        out[request_key(path, params)] = value
+@dataclass(frozen=True)
+class Options:
+    """`budget_bytes`: how many bytes of timeline tiles the page may precompute."""
+
+    budget_bytes: int = BUDGET
+
+
+def precompute(session: Session, budget: int = BUDGET, rename: Rename | None = None) -> list[Entry]:
+    """The answers the report holds, each with the request the UI makes for it
+    (docs/web-api.md); names renamed by `rename` (deobfuscated) when given."""
+    out: list[Entry] = []
+
+    def put(path: str, params: Params, value: Any) -> None:
+        out.append((path, params, value))
 
     trace = answers.trace_answer(session, live=False)
     put("/api/trace", {}, trace)
     put("/api/methods", {}, answers.methods_answer(session, session.query(rename=rename)))
-    put("/api/frames", {"budget_ms": "16"}, answers.frames_answer(session, 16.0))
+    put("/api/frames", {"budget_ms": 16}, answers.frames_answer(session, 16.0))
     top: list[int] = []
     for clock in session.clocks:
         q = session.query(clock=clock, rename=rename)
@@ -62,14 +75,14 @@ def precompute(
     for t in range(len(session.trace.threads)):
         if session.thread_records[t]:
             for m in top:
-                params = {"thread": str(t), "level": "0", "tile": "0"}
+                params: Params = {"thread": t, "level": 0, "tile": 0}
                 put(f"/api/highlight/{m}", params, answers.highlight_answer(session, m, t, 0, 0))
     levels = _add_tiles(session, out, budget)
     trace["report"] = {"timeline_levels": levels, "budget_bytes": budget}
     return out
 
 
-def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
+def _add_tiles(session: Session, out: list[Entry], budget: int) -> int:
     """Add timeline tiles level by level (for each thread all of its open tiles at a level, or
     none: then that thread stops) and the calls of their rects, while the budget lasts; return
     the number of levels any thread reached.
@@ -83,6 +96,7 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
     """
     used = 0
     call_used = 0
+    held_calls: set[int] = set()
     level = 0
     reached = 0
     tl = session.timeline()
@@ -103,15 +117,16 @@ def _add_tiles(session: Session, out: dict[str, Any], budget: int) -> int:
             for k, (ans, _) in zip(ks, tiles, strict=True):
                 if fine or _complete(ans):
                     ans["complete"] = True
-                params = {"thread": str(t), "level": str(level), "tile": str(k)}
-                out[request_key("/api/timeline", params)] = _packed(ans)
+                out.append(
+                    ("/api/timeline", {"thread": t, "level": level, "tile": k}, _packed(ans))
+                )
                 for row in ans["rects"]["call"]:
-                    ck = f"/api/call/{row}"
-                    if ck in out or call_used > min(CALL_BUDGET, budget // 4):
+                    if row in held_calls or call_used > min(CALL_BUDGET, budget // 4):
                         continue
                     call = answers.call_answer(session, int(row))
                     call_used += len(encode(call))
-                    out[ck] = call
+                    held_calls.add(row)
+                    out.append((f"/api/call/{row}", {}, call))
             finer = [
                 c
                 for k, (ans, _) in zip(ks, tiles, strict=True)
@@ -164,15 +179,5 @@ def _complete(tile: dict[str, Any]) -> bool:
 
 def export(view: View, out: IO[Any], options: Options) -> None:
     """Write the report page for the view's session (the UI makes its own selections)."""
-    budget = BUDGET if options.budget_bytes is None else options.budget_bytes
-    data = precompute(view.session, budget, view.query.rename)
+    data = precompute(view.session, options.budget_bytes, view.query.rename)
     out.write(htmlpage.render(static_dir(), data))
-
-
-REPORT = Exporter(
-    name="report",
-    suffixes=(".html", ".htm"),
-    binary=False,
-    description="the viewer as one self-contained HTML file (works offline)",
-    export=export,
-)

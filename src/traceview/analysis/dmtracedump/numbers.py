@@ -2,10 +2,12 @@
 that reproduce Debian's `dmtracedump` where its policies differ from ours.
 
 `legacy_profile(session, query, policy)` sits after `Session.profile` and feeds the
-dmtracedump exporters (text, HTML, DOT, diff). Numbers are in the trace's µs, like
-dmtracedump's. On a balanced trace the engine already agrees with dmtracedump exactly
-(docs/engine.md); with `policy="dmtracedump"` (the default of `traceview dmtracedump`) three
-more of its behaviours are reproduced, each only when the trace needs it:
+dmtracedump exporters (text, HTML, DOT, diff); it is kept in the session (`Session.memo`), so
+a report and its call graph share one computation. `report_clock` is dmtracedump's clock
+rule. Numbers are in the trace's µs, like dmtracedump's. On a balanced trace the engine
+already agrees with dmtracedump exactly (docs/engine.md); with `policy="dmtracedump"` (the
+default of `traceview dmtracedump`) three more of its behaviours are reproduced, each only
+when the trace needs it:
 
 * an exit with an empty stack is a top-level call of that method whose entry time is 0, so
   its inclusive time is the exit's absolute time (the engine instead opens it at the
@@ -16,21 +18,22 @@ more of its behaviours are reproduced, each only when the trace needs it:
 
 Exits that do not match the stack make dmtracedump stop; there the engine's repairs stand
 (`forced-exit`, `stray-exit-dropped`). `policy="traceview"` keeps the engine's policies for
-every case. Orders and ranks are in `analysis.legacy_order`.
+every case. Orders and ranks are in `analysis/dmtracedump/order.py`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
-from weakref import WeakKeyDictionary
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import OPEN, RECURSIVE, build_calls
 from traceview.analysis.direct import direct_profile
-from traceview.analysis.profile import Profile
-from traceview.analysis.query import Query
+from traceview.analysis.profile import Profile, profile
+from traceview.analysis.query import Clock, Query
 from traceview.analysis.session import Session
 from traceview.model import EventTable, MethodTable, Trace
 
@@ -99,17 +102,20 @@ class LegacyProfile:
             raise AssertionError("LegacyProfile: " + "; ".join(problems))
 
 
-_MEMO: WeakKeyDictionary[Session, dict[tuple[Query, str], LegacyProfile]] = WeakKeyDictionary()
+def report_clock(clocks: Collection[str], asked: str | None) -> Clock:
+    """The clock of dmtracedump's numbers among `clocks`: the one asked for, else its own, the
+    first time field of each record (thread CPU when the trace has it); ValueError when the
+    trace lacks it."""
+    clock = asked or ("cpu" if "cpu" in clocks else "wall")
+    if clock not in clocks:
+        raise ValueError(f"this trace has no {clock} clock")
+    return cast(Clock, clock)
 
 
 def legacy_profile(session: Session, q: Query, policy: str = "dmtracedump") -> LegacyProfile:
-    """dmtracedump's statistics of the selection on `q.clock` (µs), kept per session (a
+    """dmtracedump's statistics of the selection on `q.clock` (µs), kept in the session (a
     report and its call graph share one computation)."""
-    memo = _MEMO.setdefault(session, {})
-    key = (q, policy)
-    if key not in memo:
-        memo[key] = _legacy_profile(session, q, policy)
-    return memo[key]
+    return session.memo("dmtracedump", (q, policy), lambda: _legacy_profile(session, q, policy))
 
 
 def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
@@ -133,7 +139,7 @@ def _legacy_profile(session: Session, q: Query, policy: str) -> LegacyProfile:
         merge = int(np.count_nonzero(undeclared)) > 1
         if "exit-without-enter" in codes or merge:
             base, orphans = _dmtracedump_events(trace, clock, selected)
-            prof = _profile(Session(base), q)
+            prof = _rewritten_profile(base, q)
         if "open-at-end" in codes:
             big = selected[trace.threads.id[selected] >= THREAD_SLOTS]
             if len(big):
@@ -153,6 +159,14 @@ def _profile(session: Session, q: Query) -> Profile:
     if whole and not session.has_calls:
         return direct_profile(session.trace, timings=session.timings, clocks=(q.clock,))
     return session.profile(q)
+
+
+def _rewritten_profile(base: Trace, q: Query) -> Profile:
+    """The engine's profile of the trace as dmtracedump's stacks see it (no time range or "my
+    code" here: those keep the engine's policies), without a session of its own."""
+    if q.threads is None:
+        return direct_profile(base, clocks=(q.clock,))
+    return profile(build_calls(base), threads=q.threads)
 
 
 def _assemble(

@@ -1,17 +1,18 @@
 // Viewer entry point: loads /api/trace + /api/methods, builds the panels and wires the top bar
 // (open / drop a trace, clock switch, my-code prefixes, find box, range chip, tabs, theme).
 
-import * as api from "./api.js";
-import { el, setChildren } from "./dom.js";
-import { CallTree } from "./tree.js";
-import { FlameGraph } from "./flame.js";
-import { FrameBudget } from "./frames.js";
-import { HeaderPanel } from "./header.js";
-import { fmtDuration, plural } from "./format.js";
-import { ProfileTable } from "./profile.js";
-import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./state.js";
-import { savedTheme, setTheme } from "./theme.js";
-import { Timeline } from "./timeline.js";
+import * as api from "./lib/api.js";
+import { el, setChildren } from "./lib/dom.js";
+import { CallTree } from "./panels/tree.js";
+import { FlameGraph } from "./panels/flame.js";
+import { FrameBudget } from "./panels/frames.js";
+import { HeaderPanel } from "./panels/header.js";
+import { fmtDuration, plural } from "./lib/format.js";
+import { ProfileTable } from "./panels/profile.js";
+import { AnrPanel } from "./panels/anr.js";
+import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
+import { savedTheme, setTheme } from "./lib/theme.js";
+import { Timeline } from "./timeline/timeline.js";
 
 const $ = (id) => document.getElementById(id);
 const views = {};
@@ -208,6 +209,7 @@ function buildViews() {
   views.bottomup = new CallTree($("tab-bottomup"), "bottomup");
   views.frames = new FrameBudget($("tab-frames"), zoomTo);
   views.header = new HeaderPanel($("tab-header"), $("banners"));
+  views.anr = new AnrPanel($("tab-anr"), $("anr-tab"), async (pick) => loadAll(await api.pickProcess(pick)));
   const pick = $("chart-thread");
   views.chart = new Timeline($("chart"), { single: 0 });
   views.chart.root.dataset.keys = "focus";
