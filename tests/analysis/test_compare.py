@@ -14,6 +14,7 @@ import pytest
 from support.plant import ALWAYS, NOISY, SOMETIMES, a_call_to_move, planted_runs, reshape
 from support.tracebuild import make_trace
 from traceview.analysis import Session
+from traceview.analysis.ask import Ask
 from traceview.analysis.calls import build_calls
 from traceview.analysis.compare import Comparison, compare, summarise_run
 from traceview.analysis.diff import Thresholds
@@ -219,10 +220,7 @@ def test_threads_meet_by_name_and_by_main() -> None:
 def test_the_selection_applies_to_both_sides() -> None:
     base, cand = planted_runs(runs=2)
 
-    def render_thread(s: Session) -> object:
-        return s.query(threads=s.pick_threads(["RenderThread"]).rows)
-
-    c = compare(sessions(base), sessions(cand), ask=render_thread)  # type: ignore[arg-type]
+    c = compare(sessions(base), sessions(cand), ask=Ask(threads=("RenderThread",)))
     p = c.paths
     assert p is not None
     assert c.threads.name == ("RenderThread",)

@@ -4,8 +4,9 @@ paths as data (analysis/layout/diffflame.py).
 
 `compare(baseline, candidate, thresholds, ask, ask_candidate) -> Comparison`: each side is a
 sequence of sessions, views or run summaries (`summarise_run(view)`, so a front end can let
-each trace go once summarised); `ask` turns a session into its query (threads by name, a
-range, "my code", a renaming — one per side when the builds differ), by default the session's
+each trace go once summarised); `ask` is the user's words (`analysis.ask.Ask`: threads by
+name, a range, "my code", a renaming — one per side when the builds differ), resolved against
+each session by `Session.resolve` as every front end's words are; by default the session's
 own defaults. Runs are matched as `docs/diff.md` says: methods by identity (class + name +
 signature after renaming), threads by name ("main" for each run's main thread), call paths
 by their sequence of frames (a thread, then methods). Pure: no I/O, nothing printed.
@@ -13,12 +14,13 @@ by their sequence of frames (a thread, then methods). Pure: no I/O, nothing prin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 import numpy as np
 
+from traceview.analysis.ask import Ask
 from traceview.analysis.diff import (
     DiffView,
     Run,
@@ -40,11 +42,8 @@ from traceview.analysis.paths import (
     forest_of,
     inverted,
 )
-from traceview.analysis.query import Query
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-
-Ask = Callable[[Session], Query]  # a side's selection, resolved against each of its sessions
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,8 +131,8 @@ def compare(
     ask_candidate: Ask | None = None,
 ) -> Comparison:
     """Compare the runs of `baseline` with those of `candidate` (each at least one run, all
-    on one clock): sessions are asked for their query with `ask` (`ask_candidate` for the
-    candidate's, default `ask`; default: the session's defaults)."""
+    on one clock): each session's query is its resolution of the words `ask`
+    (`ask_candidate` for the candidate's, default `ask`; default: the session's defaults)."""
     th = thresholds or Thresholds()
     base = [_run(x, ask) for x in baseline]
     cand = [_run(x, ask_candidate or ask) for x in candidate]
@@ -161,8 +160,8 @@ def compare(
 def _run(x: Session | View | Run, ask: Ask | None) -> Run:
     if isinstance(x, Run):
         return x
-    view = x if isinstance(x, View) else View(x, ask(x) if ask else x.query())
+    view = x if isinstance(x, View) else View(x, x.resolve(ask).query if ask else x.query())
     return summarise_run(view)
 
 
-__all__ = ["Ask", "Comparison", "compare", "summarise_run"]
+__all__ = ["Comparison", "compare", "summarise_run"]
