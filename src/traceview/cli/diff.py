@@ -63,6 +63,25 @@ def parser() -> argparse.ArgumentParser:
         help="the candidates' mapping.txt when their build differs (--mapping: the baselines'; "
         "default: --mapping for both)",
     )
+    add_thresholds(p)
+    options.add_output(p)
+    o = p.add_argument_group("more output")
+    o.add_argument(
+        "--markdown", action="store_true", help="write Markdown (PR comment, job summary)"
+    )
+    o.add_argument("--junit", metavar="FILE", help="also write JUnit XML here (CI test report)")
+    o.add_argument(
+        "--svg",
+        metavar="FILE",
+        help="also write the differential flame graph here (an SVG; -o FILE.svg alone does too)",
+    )
+    o.add_argument("--limit", type=int, help="rows of the text/Markdown table (default 40, 0: all)")
+    return p
+
+
+def add_thresholds(p: argparse.ArgumentParser) -> None:
+    """--fail-above, --min-time, --methods, --metric, --confidence: what counts as a change
+    (`traceview diff` and `traceview compare`)."""
     g = p.add_argument_group("thresholds")
     g.add_argument(
         "--fail-above",
@@ -100,19 +119,20 @@ def parser() -> argparse.ArgumentParser:
         metavar="PERCENT",
         help="one-sided confidence that a change exceeds the run-to-run spread (default 95%%)",
     )
-    options.add_output(p)
-    o = p.add_argument_group("more output")
-    o.add_argument(
-        "--markdown", action="store_true", help="write Markdown (PR comment, job summary)"
-    )
-    o.add_argument("--junit", metavar="FILE", help="also write JUnit XML here (CI test report)")
-    o.add_argument(
-        "--svg",
-        metavar="FILE",
-        help="also write the differential flame graph here (an SVG; -o FILE.svg alone does too)",
-    )
-    o.add_argument("--limit", type=int, help="rows of the text/Markdown table (default 40, 0: all)")
-    return p
+
+
+def thresholds(args: argparse.Namespace) -> Thresholds:
+    """The parsed thresholds (a one-line `CliError` when out of range)."""
+    try:
+        return Thresholds(
+            fail_above=args.fail_above,
+            min_time_ns=args.min_time,
+            metric=args.metric,
+            confidence=args.confidence,
+            methods=tuple(args.methods),
+        )
+    except ValueError as exc:
+        raise CliError(printable(str(exc))) from None
 
 
 def main(argv: list[str]) -> int:
@@ -123,16 +143,7 @@ def main(argv: list[str]) -> int:
     flame = args.output is not None and args.output.lower().endswith(".svg")
     if flame and (args.json or args.markdown):
         raise CliError("-o FILE.svg writes the flame graph: use --svg FILE with --json/--markdown")
-    try:
-        thresholds = Thresholds(
-            fail_above=args.fail_above,
-            min_time_ns=args.min_time,
-            metric=args.metric,
-            confidence=args.confidence,
-            methods=tuple(args.methods),
-        )
-    except ValueError as exc:
-        raise CliError(printable(str(exc))) from None
+    limits = thresholds(args)
     name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
     fmt = get("diff-svg" if flame else name)
     opts = options.format_options("diff", fmt, args, FLAGS)
@@ -151,7 +162,7 @@ def main(argv: list[str]) -> int:
     base += runs[: len(args.baseline) - 1]
     cand = runs[len(args.baseline) - 1 :]
     try:
-        result = compare(base, cand, thresholds)
+        result = compare(base, cand, limits)
     except ValueError as exc:
         raise CliError(printable(str(exc))) from None
     if args.junit:
