@@ -17,10 +17,11 @@ import numpy.typing as npt
 
 from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import Key
+from traceview.analysis.session import Session
 from traceview.analysis.significance import STATES, Change
 from traceview.exporters.diff import counts
 from traceview.exporters.diffpaths import changed_paths, path_lines
-from traceview.exporters.jsonshape import Json, us
+from traceview.exporters.jsonshape import Json, us, us1
 from traceview.model import visible
 from traceview.viewer.comparing import Comparisons, Sides
 
@@ -164,6 +165,24 @@ def flame_answer(cs: Comparisons, c: Comparison, side: str) -> Json:
     }
 
 
+def first_answer(s: Session, method: int) -> Json:
+    """/api/first/{method}: the method's first call on the timeline's axis (µs from the
+    trace's start, its thread row and call row), null when it is never called: where the
+    compare view aligns the two timelines."""
+    if not 0 <= method < len(s.trace.methods):
+        raise ValueError(f"no method row {method}")
+    calls = s.calls
+    rows = np.flatnonzero(calls.method == method)
+    if not len(rows):
+        return {"method": method, "start_us": None, "thread": None, "row": None}
+    start, _ = s.placed(rows)
+    i = int(np.argmin(start))
+    row = int(rows[i])
+    thread = int(np.searchsorted(calls.thread_ranges[:, 1], row, side="right"))
+    first = us1(int(start[i]), s.origin)
+    return {"method": method, "start_us": first, "thread": thread, "row": row}
+
+
 def paths_answer(c: Comparison) -> Json:
     """/api/compare/paths: the changed call paths (as `traceview diff` lists them: slower or
     faster gated paths and the topmost new or gone ones), largest change first, each as a
@@ -188,4 +207,4 @@ def paths_answer(c: Comparison) -> Json:
     }
 
 
-__all__ = ["compare_answer", "flame_answer", "paths_answer", "sides_json"]
+__all__ = ["compare_answer", "first_answer", "flame_answer", "paths_answer", "sides_json"]

@@ -1,7 +1,8 @@
 """The viewer's compare routes (docs/web-api.md, "Compare"): the comparison of the two sides
 (`/api/compare`), its differential flame graph (`/api/compare/flame`, `width=candidate|
-baseline`), its changed call paths (`/api/compare/paths`), and `POST /api/compare/open`,
-which loads a trace to compare the shown one with (bounded and guarded like /api/open).
+baseline`), its changed call paths (`/api/compare/paths`), a method's first call on either
+side (`/api/first/{method}`, where the timelines align), and `POST /api/compare/open`, which
+loads a trace to compare the shown one with (bounded and guarded like /api/open).
 
 The answers take the selection words of viewer/comparing.py (`clock`, `thread` names,
 `mycode`, `metric`) and come from viewer/compare_answers.py, cached like every answer.
@@ -74,6 +75,10 @@ def compare_routes(
 
         return answer(request, WORDS, build)
 
+    def api_first(request: Request) -> Response:
+        method = int(request.path_params["method"])
+        return answer(request, (), lambda s, p, r: answers.first_answer(s, method))
+
     async def api_open(request: Request) -> Response:
         """The uploaded trace becomes the candidate; the shown trace the baseline."""
         new = await spool(request)
@@ -94,6 +99,7 @@ def compare_routes(
         Route("/api/compare/flame", api_flame),
         Route("/api/compare/paths", api_paths),
         Route("/api/compare/open", api_open, methods=["POST"]),
+        Route("/api/first/{method:int}", api_first),
     ]
 
 
