@@ -171,7 +171,9 @@ def test_diff_flame_and_timelines(browser: Any, runs) -> None:  # noqa: F811
         pg.mouse.click(box["x"], box["y"])
         pg.wait_for_function("window.traceview.cmp.selected() >= 0")
         pg.select_option("#align", "method")
-        pg.wait_for_function("document.getElementById('align-note').textContent.includes('shifted')")
+        pg.wait_for_function(
+            "document.getElementById('align-note').textContent.includes('shifted')"
+        )
         views = pg.evaluate(
             """() => { const v = window.traceview.views;
                 return {base: v.timeline.view, cand: v.cand.view,
@@ -207,5 +209,42 @@ def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:  # noqa: F
     pg.wait_for_selector("#tab-diff .diff-table tbody tr")
     assert (pg.locator("#cand-name").text_content() or "") == "dropped<b>.trace"
     assert pg.locator("#cand-name b").count() == 0
+    pg.close()
+    assert not errors, errors
+
+
+def test_compare_report_offline(browser: Any, runs, tmp_path: Path) -> None:  # noqa: F811
+    """`traceview report BASE --vs NEW -o compare.html` from file://: the Diff tab, both
+    metrics, the differential flame graph with both widths, and the candidate's timeline,
+    every answer from the page (no server), none missing."""
+    from traceview.cli import main
+
+    out = tmp_path / "compare.html"
+    assert main(["report", str(runs[0][0]), "--vs", str(runs[1][0]), "-o", str(out)]) == 0
+    errors: list[str] = []
+    pg = open_page(browser, out.as_uri(), errors)
+    assert pg.evaluate("document.body.classList.contains('report')")
+    pg.click("[data-tab=diff]")
+    pg.wait_for_selector("#tab-diff .diff-table tbody tr")
+    assert rows(pg)[0]["name"].startswith(ALWAYS)
+    pg.click("#tab-diff button[data-metric=incl]")
+    pg.wait_for_selector("#tab-diff button[data-metric=incl].on")
+    pg.wait_for_selector("#tab-diff .diff-table tbody tr")
+    assert "Not available" not in (pg.locator("#tab-diff").text_content() or "")
+    pg.locator("#tab-diff .diff-table tbody tr").first.click()
+    pg.select_option("#align", "method")
+    pg.wait_for_function("document.getElementById('align-note').textContent !== ''")
+    assert "Not available" not in (pg.locator("#align-note").text_content() or "")
+    pg.click("[data-tab=diffflame]")
+    pg.wait_for_function("window.traceview.views.diffflame.data !== null")
+    pg.click("#tab-diffflame button[data-width=baseline]")
+    pg.wait_for_function("window.traceview.views.diffflame.data.side === 'baseline'")
+    pg.wait_for_function("document.querySelectorAll('#timeline-cand .tl-label').length === 3")
+    # the candidate's timeline draws its own tiles (side=cand), not the baseline's
+    ends = pg.evaluate(
+        "() => [window.traceview.state.trace.time.end_us, window.traceview.cmp.trace.time.end_us]"
+    )
+    assert ends[0] != ends[1]
+    shot(pg, "compare-report")
     pg.close()
     assert not errors, errors

@@ -90,7 +90,7 @@ export function lookup(index, path, params, defaultClock) {
     while (level > 0) {
       level -= 1;
       k = Math.floor(k / 2);
-      const tile = index.get(keyOf(path, { thread, level, tile: k }));
+      const tile = index.get(keyOf(path, { ...params, thread, level, tile: k })); // side kept
       if (tile) return tile.complete ? tile : undefined;
     }
   }
