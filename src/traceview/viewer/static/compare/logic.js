@@ -1,14 +1,15 @@
 // Compare mode's pure functions: the colour of a change, the Diff table's filters and sort
 // orders, the words of a change, and the maths that aligns the two timelines. No DOM.
 
-export const STATES = ["new", "gone", "slower", "faster", "noise"];
-export const GREY = "rgb(214,214,210)";
+const WORDS = ["new", "gone", "slower", "faster", "noise"]; // a row's states (significance.py)
+const NOISE_GREY = "rgb(214,214,210)";
+export { NOISE_GREY as GREY, WORDS as STATES };
 
 /** The fill of a flame node or table mark by its change (as the SVG's, exporters/diffsvg.py):
  * red for slower and new, blue for faster and gone, paler for a smaller change (`intensity`
  * in [0, 1]: min(1, |log2(cand / base)|)), grey within noise. */
 export function changeFill(state, intensity) {
-  if (!STATES.includes(state) || state === "noise") return GREY;
+  if (!WORDS.includes(state) || state === "noise") return NOISE_GREY;
   const k = 0.25 + 0.75 * Math.min(Math.max(Number(intensity) || 0, 0), 1);
   if (state === "slower" || state === "new") return "rgb(255," + Math.round(235 - 175 * k) + "," + Math.round(225 - 175 * k) + ")";
   return "rgb(" + Math.round(225 - 175 * k) + "," + Math.round(235 - 135 * k) + ",255)";
