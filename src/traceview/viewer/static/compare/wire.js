@@ -70,7 +70,12 @@ export async function compareWith(file, loadAll, showError, showTab) {
   showError("");
   $("cand-name").textContent = "opening " + file.name + "…";
   try {
-    await api.openCompare(file);
+    const answer = await api.openCompare(file);
+    // the service stores the trace and answers the shareable page comparing the two
+    if (answer && typeof answer.redirect === "string" && answer.redirect.startsWith("/compare/")) {
+      location.assign(answer.redirect);
+      return;
+    }
     await loadAll();
     showTab("diff");
   } catch (err) {
