@@ -149,7 +149,8 @@ def _placed(f: DiffFlame, rows: npt.NDArray[np.int64]) -> tuple[list[float], lis
 
 def export(c: Comparison, out: IO[Any], options: Options) -> None:
     """The differential flame graph as one SVG document."""
-    if getattr(c, "paths", None) is None:
+    paths = getattr(c, "paths", None)  # a comparison of methods alone has none
+    if paths is None:
         raise ValueError("the runs were summarised without their call paths")
     data = frames_data(c)
     depth = max(data["d"], default=0) + 1
@@ -204,7 +205,7 @@ def export(c: Comparison, out: IO[Any], options: Options) -> None:
     w(f'<text id="legend" x="{PAD}" y="{height - 8}">{_xml(legend)}</text>\n')
     w('<g id="frames">\n')
     names, chunk = data["names"], []
-    strength = intensity(c.paths, np.array(data["row"], dtype=np.int64), c.thresholds.metric)
+    strength = intensity(paths, np.array(data["row"], dtype=np.int64), c.thresholds.metric)
     for k in range(len(data["n"])):
         wc = data["wc"][k] * scale
         classes = [*(["hidden"] if wc < 0.1 else []), *(["one"] if data["only"][k] else [])]
