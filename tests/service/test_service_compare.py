@@ -168,3 +168,46 @@ def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # 
     finally:
         viewer.stop()
         store.close()
+
+
+@pytest.mark.browser
+def test_labels_and_compare_form_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    """The start page under its real CSP: label two uploads (build 100 and 101), see the
+    labels listed, compare the two label sets with the form."""
+    from support.browserkit import shot, start_app
+    from traceview.service.routes import create_service
+    from traceview.service.store import SqliteStore
+
+    store = SqliteStore(tmp_path / "data")
+    viewer = start_app(create_service(store))
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1300, "height": 900})  # the real CSP
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    try:
+        url = viewer.url.rstrip("/")
+        for build, data, name in (("100", runs[0][0], "b.trace"), ("101", runs[1][0], "c.trace")):
+            path = tmp_path / name
+            path.write_bytes(data)
+            page.goto(url + "/")
+            page.fill("#label-app", "demo")
+            page.fill("#label-build", build)
+            page.set_input_files("#file", str(path))
+            page.wait_for_url("**/t/*/", timeout=60_000)
+        page.goto(url + "/")
+        page.wait_for_selector("#traces td.labels")
+        labels = page.eval_on_selector_all("#traces td.labels", "ts => ts.map(t => t.textContent)")
+        assert sorted(labels) == ["app:demo, build:100", "app:demo, build:101"]
+        page.fill("#compare input[name=base]", "build:100")
+        page.fill("#compare input[name=cand]", "app:demo,build:101")
+        page.click("#compare button")
+        page.wait_for_url("**/compare/build:100/app:demo,build:101/", timeout=30_000)
+        page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+        page.click("[data-tab=diff]")
+        page.wait_for_selector("#tab-diff .diff-table tbody tr")
+        assert ALWAYS in (page.locator("#tab-diff .diff-table tbody tr").first.text_content() or "")
+        shot(page, "service-compare-labels")
+    finally:
+        page.close()
+        viewer.stop()
+        store.close()
+    assert not errors, errors
