@@ -237,6 +237,7 @@ def test_compare_report_offline(browser: Any, runs, tmp_path: Path) -> None:  # 
     assert "Not available" not in (pg.locator("#align-note").text_content() or "")
     pg.click("[data-tab=diffflame]")
     pg.wait_for_function("window.traceview.views.diffflame.data !== null")
+    assert pg.evaluate("window.traceview.views.diffflame.data.metric") == "incl"  # the switch
     pg.click("#tab-diffflame button[data-width=baseline]")
     pg.wait_for_function("window.traceview.views.diffflame.data.side === 'baseline'")
     pg.wait_for_function("document.querySelectorAll('#timeline-cand .tl-label').length === 3")

@@ -73,13 +73,18 @@ def _about(c: Comparison) -> Json:
 
 
 def sides_json(sides: Sides, side: str) -> Json:
-    """What /api/trace adds in compare mode: the runs of each side (their sources) and which
-    side this trace is."""
+    """What /api/trace adds in compare mode: the runs of each side (their sources), which side
+    this trace is, and the metric the thresholds gate (the compare views' first)."""
 
     def names(xs: tuple[Any, ...]) -> list[str]:
         return [visible(x.trace.source or "-") for x in xs]
 
-    return {"side": side, "baseline": names(sides.base), "candidate": names(sides.cand)}
+    return {
+        "side": side,
+        "baseline": names(sides.base),
+        "candidate": names(sides.cand),
+        "metric": sides.thresholds.metric,
+    }
 
 
 def compare_answer(cs: Comparisons, c: Comparison) -> Json:

@@ -4,8 +4,8 @@ compare mode as one self-contained HTML file (file://, offline).
 It holds what the single-trace report holds for each side's first trace (viewer/report.py
 `precompute`; the candidate's requests carry `side=cand`), both /api/trace answers with the
 sides' run names, and the compare answers the compare views ask for first: /api/compare on
-each clock both sides have, for both metrics; the differential flame graph on each clock with
-both widths; the changed paths; and /api/first of the most changed methods on both sides
+each clock both sides have, for both metrics, and on each the differential flame graph with
+both widths and the changed paths; and /api/first of the most changed methods on both sides
 (the timelines' alignment). Each answer goes in with its request; the page indexes them by
 `keyOf` (static/lib/api.js). Views that need another computation show a note.
 """
@@ -45,11 +45,10 @@ def precompute_compare(sides: Sides, budget: int = BUDGET) -> list[Entry]:
             for side, key in (("base", "base_method"), ("cand", "cand_method")):
                 rows = table["methods"][key][:FIRST_METHODS]
                 firsts[side].update(r for r in rows if r >= 0)
-        c = cs.get({"clock": clock})
-        for width in ("candidate", "baseline"):
-            flame = answers.flame_answer(cs, c, width)
-            out.append(("/api/compare/flame", {"clock": clock, "width": width}, flame))
-        out.append(("/api/compare/paths", {"clock": clock}, answers.paths_answer(c)))
+            for width in ("candidate", "baseline"):
+                flame = answers.flame_answer(cs, c, width)
+                out.append(("/api/compare/flame", {**words, "width": width}, flame))
+            out.append(("/api/compare/paths", words, answers.paths_answer(c)))
     for side, rows in firsts.items():
         session = sides.first(side)
         extra: dict[str, Any] = {"side": "cand"} if side == "cand" else {}

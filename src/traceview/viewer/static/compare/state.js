@@ -14,6 +14,7 @@ export const cmp = {
   toBase: new Map(),
   pin: null, // {base, cand}: a selection made on both sides at once (Diff tab, diff flame)
   align: "start", // "start" | "method"
+  metric: "excl", // the gated time the compare answers judge on: "excl" | "incl"
   shift: 0, // µs from the baseline's timeline to the candidate's
 
   /** The candidate's row of the selected method (-1 for none). */
@@ -41,6 +42,13 @@ export const cmp = {
   },
 };
 
+/** Judge the changes on `metric` ("excl" or "incl"): the compare views reload ("metric"). */
+export function setMetric(metric) {
+  if (metric === cmp.metric) return;
+  cmp.metric = metric;
+  emit("metric", metric);
+}
+
 /** Select a method on both sides (-1: none on that side). */
 export function selectPair(base, cand) {
   cmp.pin = { base, cand };
@@ -52,6 +60,7 @@ export function selectPair(base, cand) {
 export async function loadCompare(trace) {
   cmp.on = Boolean(trace && trace.compare);
   cmp.sides = cmp.on ? trace.compare : null;
+  cmp.metric = cmp.on && trace.compare.metric === "incl" ? "incl" : "excl";
   cmp.pin = null;
   cmp.shift = 0;
   cmp.toCand = new Map();
@@ -78,10 +87,10 @@ export async function loadCompare(trace) {
   });
 }
 
-/** The selection words of the compare answers: the clock, the picked threads by name (each
- * trace numbers its own), "my code", and `extra`. */
+/** The selection words of the compare answers: the clock, the metric, the picked threads by
+ * name (each trace numbers its own), "my code", and `extra`. */
 export function compareParams(extra) {
-  const p = { clock: state.clock };
+  const p = { clock: state.clock, metric: cmp.metric };
   if (state.threads && state.trace) {
     const names = [...state.threads].sort((a, b) => a - b).map((r) => {
       const t = state.trace.threads[r];

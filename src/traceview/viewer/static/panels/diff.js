@@ -8,7 +8,7 @@ import { el, note, setChildren } from "../lib/dom.js";
 import { fmtDuration } from "../lib/format.js";
 import { on, state } from "../lib/state.js";
 import { changeFill, filterRows, fmtDelta, fmtRel, sortRows } from "../compare/logic.js";
-import { cmp, compareParams, selectPair } from "../compare/state.js";
+import { cmp, compareParams, selectPair, setMetric } from "../compare/state.js";
 import { PanelLoad } from "./load.js";
 
 const SHOWN = 1000; // rows drawn at most (the filters and sorts narrow the rest)
@@ -38,7 +38,6 @@ export class DiffPanel {
     this.filter = "all";
     this.sort = "delta";
     this.asc = false;
-    this.metric = "excl";
     root.classList.add("diff");
     this.loader = new PanelLoad(root, () => this.request(), {
       started: () => setChildren(this.body, note("loading…")),
@@ -59,11 +58,12 @@ export class DiffPanel {
     on("trace", () => this.invalidate());
     on("filter", () => this.invalidate());
     on("select", () => this.markSelected());
+    on("metric", () => this.invalidate());
   }
 
   request() {
     if (!cmp.on || !state.trace) return null;
-    return ["/api/compare", compareParams({ metric: this.metric })];
+    return ["/api/compare", compareParams()];
   }
 
   invalidate() {
@@ -85,11 +85,6 @@ export class DiffPanel {
     this.render();
   }
 
-  setMetric(m) {
-    this.metric = m;
-    this.invalidate();
-  }
-
   render() {
     const d = this.data;
     if (!d) return;
@@ -102,13 +97,13 @@ export class DiffPanel {
     const words = { excl: "Exclusive", incl: "Inclusive" };
     setChildren(
       this.metrics,
-      ["excl", "incl"].map((m) => el("button", { class: m === this.metric ? "on" : "", dataset: { metric: m }, title: "Compare " + words[m].toLowerCase() + " time", onclick: () => this.setMetric(m) }, words[m])),
+      ["excl", "incl"].map((m) => el("button", { class: m === cmp.metric ? "on" : "", dataset: { metric: m }, title: "Compare " + words[m].toLowerCase() + " time", onclick: () => setMetric(m) }, words[m])),
     );
     const runs = d.baseline.length + " vs " + d.candidate.length + " run" + (d.candidate.length > 1 ? "s" : "");
     const spread = d.spread_known ? ["significant beyond t = " + d.critical_t.toFixed(2)] : [];
     this.summary.textContent = [runs, d.clock + " clock", ...spread, ...d.notes].join(" · ");
     this.summary.title = this.summary.textContent;
-    const rows = sortRows(M, filterRows(M, this.filter), this.sort, this.metric, this.asc);
+    const rows = sortRows(M, filterRows(M, this.filter), this.sort, d.metric, this.asc);
     const head = el(
       "tr",
       null,
@@ -122,7 +117,7 @@ export class DiffPanel {
         return el("th", attrs, text + arrow);
       }),
     );
-    const m = this.metric;
+    const m = d.metric;
     const body = rows.slice(0, SHOWN).map((i) => {
       const st = M.state[i];
       const t = M[m + "_t"][i];

@@ -82,6 +82,7 @@ export class DiffFlamePanel {
     });
     on("trace", () => this.loader.invalidate());
     on("filter", () => this.loader.invalidate());
+    on("metric", () => this.loader.invalidate());
     for (const ev of ["select", "theme"]) on(ev, () => this.draw());
   }
 
