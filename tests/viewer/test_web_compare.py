@@ -111,3 +111,33 @@ def test_compare_open_loads_the_candidate(runs) -> None:
     assert any(s.startswith(ALWAYS + " ") for s in m["label"])
     bad = client.post("/api/compare/open", content=b"junk", headers={"X-Traceview": "1"})
     assert bad.status_code == 400 and "\n" not in bad.json()["error"]
+
+
+
+def test_compare_report_answers_are_the_servers(client: TestClient, runs) -> None:
+    """Each answer the compare report holds (viewer/compare_report.py) is what the live
+    compare server answers to the same request (its path and parameters, `side=cand` for the
+    candidate's), the report's marks aside."""
+    import json
+    from urllib.parse import urlencode
+
+    from traceview.viewer.compare_report import precompute_compare
+
+    base, cand = runs
+    entries = precompute_compare(Sides(tuple(base), tuple(cand)), budget=1 << 20)
+    paths = {p for p, _, _ in entries}
+    assert {"/api/compare", "/api/compare/flame", "/api/compare/paths"} <= paths
+    assert any(p.startswith("/api/first/") for p in paths)
+    assert any(params.get("side") == "cand" for p, params, _ in entries if p == "/api/timeline")
+    for path, params, held in entries:
+        url = path + ("?" + urlencode(params) if params else "")
+        live = client.get(url)
+        assert live.status_code == 200, url
+        want, got = live.json(), json.loads(json.dumps(held))
+        if path == "/api/trace":
+            assert got.pop("live") is False and want.pop("live") is True
+            got.pop("report")
+        if path == "/api/timeline" and got.pop("packed", False):
+            continue  # delta-coded for the page (api.js unpacks it; tested there)
+        got.pop("complete", None)
+        assert got == want, url
