@@ -114,6 +114,13 @@ def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:
     )
     assert picked[0].startswith(ALWAYS) and picked[1] >= 0
     assert pg.locator("#tab-diff tr.on").count() == 1
+    # each timeline asked its own trace where that method runs, and drew the extents
+    for view, side in (("timeline", ""), ("cand", "cand")):
+        pg.wait_for_function(
+            """([view, m]) => [...window.traceview.views[view].tiles.data.entries()].some(
+                ([k, a]) => k.startsWith('/api/highlight/' + m + '?') && a.start.length > 0)""",
+            arg=[view, picked[1] if side else pg.evaluate("window.traceview.state.selected")],
+        )
     shot(pg, "compare-selected")
     pg.close()
     assert not errors, errors
