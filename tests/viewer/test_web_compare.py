@@ -113,7 +113,6 @@ def test_compare_open_loads_the_candidate(runs) -> None:
     assert bad.status_code == 400 and "\n" not in bad.json()["error"]
 
 
-
 def test_compare_report_answers_are_the_servers(client: TestClient, runs) -> None:
     """Each answer the compare report holds (viewer/compare_report.py) is what the live
     compare server answers to the same request (its path and parameters, `side=cand` for the
