@@ -85,7 +85,7 @@ class Comparisons:
                 raise ValueError(f"metric must be incl or excl, not {p['metric']!r}")
             th = replace(th, metric=p["metric"])
         clock = p.get("clock") or s.base[0].default_clock
-        if clock not in s.base[0].clocks or any(clock not in x.clocks for x in s.cand):
+        if any(clock not in x.clocks for x in (*s.base, *s.cand)):
             raise ValueError(f"both sides need the {clock} clock")
         base_words = replace(words(p, s.renaming("base")), clock=clock)
         cand_words = replace(words(p, s.renaming("cand")), clock=clock)
