@@ -25,6 +25,7 @@ from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.viewer.app import LOCAL_HOSTS, create_app
+from traceview.viewer.guard import Timeouts, head_deadline
 
 PHASES = ("reading", "building calls", "ready")
 
@@ -152,7 +153,13 @@ def run(app: Any, sock: socket.socket, args: argparse.Namespace) -> None:
 
     port = sock.getsockname()[1]
     url = url_for(args.host, port)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        http=head_deadline(Timeouts().head),  # a half-sent request head is not kept open
+    )
     server = uvicorn.Server(config)
     bound = sock.getsockname()[0]
     if bound not in ("127.0.0.1", "::1"):

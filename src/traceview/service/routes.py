@@ -43,14 +43,14 @@ from traceview.analysis.rename import MappingRename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
-from traceview.model import TraceError, TraceFormatError, printable, visible
+from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
 from traceview.service.compare import compare_routes
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.sessions import BUDGET, Entry, SessionCache
 from traceview.service.store import LABELS, Store, TraceRecord, check_labels, now, valid_id
 from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
-from traceview.viewer.guard import Guard
+from traceview.viewer.guard import Guard, Timeouts
 from traceview.viewer.page import static_dir
 
 MAX_UPLOAD = 2 << 30
@@ -72,7 +72,8 @@ T = TypeVar("T")
 class Config:
     """The service's knobs: upload limit (bytes), token (None: anyone may upload/delete),
     memory budget of open traces, per-upload analysis limits, how many checks and loads run
-    at once, and how many uploads may be in flight (more get 503)."""
+    at once, how many uploads may be in flight (more get 503) and how long a client may stall
+    (a stalled upload is cut off with 408, so its slot comes back)."""
 
     max_upload: int = MAX_UPLOAD
     token: str | None = None
@@ -81,6 +82,7 @@ class Config:
     analysers: int = 2
     loaders: int = 2
     pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
+    timeouts: Timeouts = field(default_factory=Timeouts)
 
 
 def uploads_dir() -> Path:
@@ -284,10 +286,11 @@ def create_service(
                 duration_us=float(facts["duration_us"]),
                 uploaded=now(),
             )
-            kept = await pools.run("store", lambda: store.add(staged, record))
+            kept, new = await pools.run("store", lambda: store.add(staged, record))
             if labels:
                 await pools.run("store", lambda: store.set_labels(kept.id, labels))
-            return _json({**kept.json(), "url": f"/t/{kept.id}/", "stored": True}, status=201)
+            answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
+            return _json(answer, status=201 if new else 200)
         finally:
             staged.unlink(missing_ok=True)
 
@@ -309,14 +312,17 @@ def create_service(
                 return _error(400, f"{name}: empty mapping")
             if size > MAX_MAPPING:
                 return _error(413, f"{name}: a mapping over {MAX_MAPPING >> 20} MiB is refused")
-            try:
-                mapping = await pools.run("analyse", lambda: read_mapping(staged))
-            except TraceFormatError as exc:
-                return _error(400, printable(str(exc).splitlines()[0].replace(str(staged), name)))
+            try:  # parsed in a child process, as uploads are checked: bounded, GIL of its own
+                checked = await pools.run(
+                    "analyse", lambda: probe(str(staged), cfg.limits, "mapping")
+                )
+            except Rejected as exc:
+                return _error(400, f"{name}: {exc}")
             await pools.run("store", lambda: _fsync(staged))
-            await pools.run("store", lambda: store.set_mapping(trace_id, staged))
+            if not await pools.run("store", lambda: store.set_mapping(trace_id, staged)):
+                return _error(404, "no such trace")  # deleted while the mapping came
             sessions.drop(trace_id)  # reopened with the names on the next view
-            return _json({"id": trace_id, "mapping": True, "notes": len(mapping.notes)})
+            return _json({"id": trace_id, "mapping": True, "notes": int(checked["notes"])})
         finally:
             staged.unlink(missing_ok=True)
 
@@ -419,7 +425,7 @@ def create_service(
     app = Starlette(routes=routes)
     app.state.sessions = sessions
     app.state.store = store
-    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload)
+    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload, timeouts=cfg.timeouts)
     return app
 
 

@@ -39,7 +39,7 @@ from traceview.viewer.cache import AnswerCache
 from traceview.viewer.compare_answers import sides_json
 from traceview.viewer.compare_routes import Build, compare_routes
 from traceview.viewer.comparing import Comparisons, Sides
-from traceview.viewer.guard import Guard
+from traceview.viewer.guard import Guard, Timeouts
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -75,6 +75,22 @@ def session_from_file(path: Path, name: str) -> Session:
     trace = load(path)
     trace.source = name
     return Session(trace)
+
+
+def _open_upload(path: Path, name: str) -> Session | Response:
+    """The uploaded trace's session, or the one-line error answer, made in the worker thread:
+    a raised error would carry the frames that hold the refused input (a gzip's inflated
+    bytes, 1 GB for an 8.9 MB upload) to the event loop, and the idle worker thread keeps its
+    last error until its next job, so the memory stayed taken."""
+    try:
+        return session_from_file(path, name)
+    except TraceError as exc:
+        line = str(exc).splitlines()[0] if str(exc) else "bad trace"
+        return _error(400, printable(line.replace(str(path), name)))
+    except (ValueError, IndexError, KeyError) as exc:
+        return _error(400, f"{name}: {printable(str(exc))}")
+    except MemoryError:
+        return _error(413, f"{name}: too large to analyse in memory")
 
 
 class _State:
@@ -136,15 +152,7 @@ async def spooled_session(request: Request) -> Session | Response:
         with path.open("wb") as f:
             async for chunk in request.stream():
                 f.write(chunk)
-        try:
-            return await run_in_threadpool(session_from_file, path, name)
-        except TraceError as exc:
-            line = str(exc).splitlines()[0] if str(exc) else "bad trace"
-            return _error(400, printable(line.replace(str(path), name)))
-        except (ValueError, IndexError, KeyError) as exc:
-            return _error(400, f"{name}: {printable(str(exc))}")
-        except MemoryError:
-            return _error(413, f"{name}: too large to analyse in memory")
+        return await run_in_threadpool(_open_upload, path, name)
 
 
 def create_app(
@@ -156,6 +164,7 @@ def create_app(
     rename: Rename | None = None,
     reopen: Callable[[int], Session] | None = None,
     sides: Sides | None = None,
+    timeouts: Timeouts | None = None,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
@@ -163,7 +172,8 @@ def create_app(
     service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
     deobfuscation every answer's names get (also for uploaded traces); `reopen(i)`: the
     session of process `i` of the same ANR report (POST /api/process), None when it cannot
-    be read again; `sides`: start in compare mode (`session` is then its base's first)."""
+    be read again; `sides`: start in compare mode (`session` is then its base's first);
+    `timeouts`: how long an upload may stall (viewer/guard.py)."""
     state = _State(session, answer_bytes, rename, sides)
 
     def answer(request: Request, names: tuple[str, ...], build: Build) -> Response:
@@ -283,5 +293,5 @@ def create_app(
     app = Starlette(routes=routes)
     app.state.viewer = state
     if guarded:
-        app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload)
+        app.add_middleware(Guard, hosts=allowed_hosts, max_body=max_upload, timeouts=timeouts)
     return app
