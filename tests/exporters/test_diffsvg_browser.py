@@ -11,12 +11,15 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import shared_browser, shot
+from support.browserkit import open_file, shot
 from support.plant import SOMETIMES, planted_runs
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.analysis.compare import Comparison, compare
 from traceview.exporters import get
+
+
+pytestmark = pytest.mark.browser
 
 
 def export(c: Comparison, path: Path) -> Path:
@@ -25,13 +28,8 @@ def export(c: Comparison, path: Path) -> Path:
     return path
 
 
-def open_svg(path: Path, errors: list[str]) -> Any:
-    page = shared_browser().new_page(viewport={"width": 1240, "height": 1000})
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: None if r.url.startswith("file:") else errors.append(r.url))
-    page.goto(path.as_uri())
-    return page
+def open_svg(browser: Any, path: Path, errors: list[str]) -> Any:
+    return open_file(browser, path, errors, viewport={"width": 1240, "height": 1000})
 
 
 def find(page: Any, test: str) -> int:
@@ -51,9 +49,11 @@ def planted() -> Comparison:
     return compare([Session(t) for t in base], [Session(t) for t in cand])
 
 
-def test_hover_side_switch_zoom_and_search(planted: Comparison, tmp_path: Path) -> None:
+def test_hover_side_switch_zoom_and_search(
+    browser: Any, planted: Comparison, tmp_path: Path
+) -> None:
     errors: list[str] = []
-    page = open_svg(export(planted, tmp_path / "d.svg"), errors)
+    page = open_svg(browser, export(planted, tmp_path / "d.svg"), errors)
     try:
         shot(page, "diffsvg-initial")
         assert page.locator("#frames > g").count() > 100
@@ -94,14 +94,14 @@ def test_hover_side_switch_zoom_and_search(planted: Comparison, tmp_path: Path) 
     assert not errors, errors
 
 
-def test_hostile_names_stay_text(tmp_path: Path) -> None:
+def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     name = "com.x.Y.<script>alert(1)</script>]]><img src=x onerror=alert(2)>(I)V"
     a = make_trace([(1, "enter", name, 0, 0), (1, "exit", name, 5000, 6000)], names={1: "main"})
     b = make_trace([(1, "enter", name, 0, 0), (1, "exit", name, 9000, 9900)], names={1: "<b>m"})
     c = compare([Session(a)], [Session(b)])
     errors: list[str] = []
     dialogs: list[str] = []
-    page = open_svg(export(c, tmp_path / "h.svg"), errors)
+    page = open_svg(browser, export(c, tmp_path / "h.svg"), errors)
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
         leaf = find(page, "d.d[i] === 1")

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from test_service_routes import WRITE, make_client, upload
 
-from support.browserkit import browser  # noqa: F401  (fixture)
 from support.plant import ALWAYS, planted_runs
 from traceview.service.compare import MAX_RUNS, parse_side
 from traceview.writer import write
@@ -134,7 +133,7 @@ def test_side_specs() -> None:
 
 
 @pytest.mark.browser
-def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """On a stored trace's page, "Compare with…" uploads the other trace and lands on the
     shareable compare page, whose Diff tab lists the planted slow-down first."""
     from support.browserkit import open_page, shot, start_app
@@ -171,7 +170,7 @@ def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # 
 
 
 @pytest.mark.browser
-def test_labels_and_compare_form_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_labels_and_compare_form_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The start page under its real CSP: label two uploads (build 100 and 101), see the
     labels listed, compare the two label sets with the form."""
     from support.browserkit import shot, start_app

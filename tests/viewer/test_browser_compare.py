@@ -15,7 +15,6 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
     shot,
@@ -70,7 +69,7 @@ def number(text: str) -> float:
         return float("nan")
 
 
-def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:  # noqa: F811
+def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:
     errors: list[str] = []
     pg = open_page(browser, single.url, errors)
     assert pg.locator("#cand-pane").is_hidden() and pg.locator("[data-tab=diff]").is_hidden()
@@ -126,7 +125,7 @@ def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:
     assert not errors, errors
 
 
-def test_diff_flame_and_timelines(browser: Any, runs) -> None:  # noqa: F811
+def test_diff_flame_and_timelines(browser: Any, runs) -> None:
     from traceview.analysis.session import Session
     from traceview.readers import load
     from traceview.viewer.app import create_app
@@ -199,7 +198,7 @@ def test_diff_flame_and_timelines(browser: Any, runs) -> None:  # noqa: F811
     assert not errors, errors
 
 
-def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:  # noqa: F811
+def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:
     errors: list[str] = []
     pg = open_page(browser, single.url, errors)
     data = base64.b64encode(runs[1][1].read_bytes()).decode()
@@ -220,7 +219,7 @@ def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:  # noqa: F
     assert not errors, errors
 
 
-def test_compare_report_offline(browser: Any, runs, tmp_path: Path) -> None:  # noqa: F811
+def test_compare_report_offline(browser: Any, runs, tmp_path: Path) -> None:
     """`traceview report BASE --vs NEW -o compare.html` from file://: the Diff tab, both
     metrics, the differential flame graph with both widths, and the candidate's timeline,
     every answer from the page (no server), none missing."""
