@@ -18,7 +18,6 @@ from traceview.analysis import Session
 from traceview.analysis.compare import Comparison, compare
 from traceview.exporters import get
 
-
 pytestmark = pytest.mark.browser
 
 
