@@ -16,6 +16,18 @@ ALLOWED_WAITS = {
     "other seven threads asking for the same trace while it is being opened",
     ("service/test_service_process.py", "serving"): "the interval of a bounded poll (at most "
     "300 tries) for a subprocess to answer; it ends as soon as the service does",
+    ("hardening/test_hardening_service.py", "serving"): "the interval of a bounded poll for the "
+    "service subprocess to answer; it ends as soon as the service does",
+    (
+        "hardening/test_hardening_service.py",
+        "test_slow_loris_connections_are_closed_and_uploads_go_on",
+    ): ("the interval of a bounded poll while the server's own timeouts close the stalled sockets"),
+    ("viewer/test_web_guard_pace.py", "trickle"): "the point of the test: a client sending a "
+    "byte every 50 ms",
+    ("viewer/test_web_guard_pace.py", "steady"): "the point of the test: a client sending "
+    "steadily, pausing 10 ms between chunks",
+    ("viewer/test_web_guard_pace.py", "main"): "the point of the test: the server pausing "
+    "between reads must not count against the client",
 }
 WAITS = {"sleep", "wait_for_timeout"}  # time.sleep, asyncio.sleep, page.wait_for_timeout
 LAUNCHERS = {"launch", "sync_playwright", "async_playwright"}  # only via the `browser` fixture

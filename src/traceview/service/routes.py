@@ -6,8 +6,10 @@ size limit, checked by service/probe.py in a child process off the event loop, t
 its SHA-256), `GET /api/traces`, `DELETE /api/traces/<id>`, and per trace `/t/<id>/` (the
 viewer of viewer/app.py, mounted), `/t/<id>/flames` and `/t/<id>/flame/<thread>.svg` (the
 interactive flame graphs of the `svg` exporter), `/t/<id>/report.html` (the offline report, as
-a download). One viewer/guard.py wraps it all: Host check, cross-origin writes refused, streamed
-upload limit, CSP.
+a download); uploads may carry labels (`?app=…&build=…&branch=…&device=…`), and
+service/compare.py compares two traces or two label sets (`/compare/<base>/<cand>/`). One
+viewer/guard.py wraps it all: Host check, cross-origin writes refused, streamed upload limit,
+CSP.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
+from traceview.service.compare import compare_routes
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.sessions import BUDGET, Entry, SessionCache
-from traceview.service.store import Store, TraceRecord, now, valid_id
+from traceview.service.store import LABELS, Store, TraceRecord, check_labels, now, valid_id
 from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
 from traceview.viewer.guard import Guard, Timeouts
 from traceview.viewer.page import static_dir
@@ -211,7 +214,12 @@ def create_service(
         return _json(
             {
                 "traces": [
-                    {**r.json(), "url": f"/t/{r.id}/", "mapping": has_mapping(r.id)}
+                    {
+                        **r.json(),
+                        "url": f"/t/{r.id}/",
+                        "mapping": has_mapping(r.id),
+                        "labels": store.labels(r.id),
+                    }
                     for r in records
                 ],
                 "token_required": cfg.token is not None,
@@ -224,7 +232,8 @@ def create_service(
         record = await pools.run("store", lambda: store.get(trace_id))
         if record is None:
             return _error(404, "no such trace")
-        return _json({**record.json(), "url": f"/t/{record.id}/"})
+        labels = await pools.run("store", lambda: store.labels(trace_id))
+        return _json({**record.json(), "url": f"/t/{record.id}/", "labels": labels})
 
     async def upload(request: Request) -> Response:
         if not authorised(request):
@@ -240,6 +249,12 @@ def create_service(
             pools.uploads -= 1
 
     async def _upload(request: Request) -> Response:
+        try:
+            labels = check_labels(
+                {k: v for k in LABELS if (v := request.query_params.get(k)) is not None}
+            )
+        except ValueError as exc:
+            return _error(400, printable(str(exc)))
         staged = await pools.run("store", store.staging_file)
         try:
             try:
@@ -253,6 +268,8 @@ def create_service(
             trace_id = digest.hexdigest()
             old = await pools.run("store", lambda: store.get(trace_id))
             if old is not None:
+                if labels:
+                    await pools.run("store", lambda: store.set_labels(trace_id, labels))
                 return _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
             await pools.run("store", lambda: _fsync(staged))
             try:
@@ -270,6 +287,8 @@ def create_service(
                 uploaded=now(),
             )
             kept, new = await pools.run("store", lambda: store.add(staged, record))
+            if labels:
+                await pools.run("store", lambda: store.set_labels(kept.id, labels))
             answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
             return _json(answer, status=201 if new else 200)
         finally:
@@ -312,7 +331,9 @@ def create_service(
             return _error(401, "a valid token is required to delete (Authorization: Bearer …)")
         trace_id = request.path_params["tid"]
         gone = await pools.run("store", lambda: store.delete(trace_id))
-        sessions.drop(trace_id)
+        for key in sessions.sizes():  # the trace and every comparison holding it
+            if trace_id in key:
+                sessions.drop(key)
         return _json({"deleted": trace_id}) if gone else _error(404, "no such trace")
 
     async def to_viewer(request: Request) -> Response:
@@ -388,6 +409,15 @@ def create_service(
         Route("/t/{tid}/flames", flames),
         Route("/t/{tid}/flame/{thread:int}.svg", flame_svg),
         Route("/t/{tid}/report.html", report),
+        *compare_routes(
+            store,
+            sessions,
+            pools.run,
+            lambda tid: sessions.get(tid, lambda: open_entry(tid)).session,
+            upload,
+            _error,
+            _page,
+        ),
         Mount("/t/{tid}", app=viewer),
         Mount("/static", static_files(), name="static"),
         Mount("/service", StaticFiles(directory=uploads_dir(), check_dir=False), name="service"),

@@ -38,7 +38,31 @@ CREATE TABLE IF NOT EXISTS traces (
     uploaded REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS traces_uploaded ON traces (uploaded);
+CREATE TABLE IF NOT EXISTS labels (
+    id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (id, key)
+);
+CREATE INDEX IF NOT EXISTS labels_value ON labels (key, value);
 """
+LABELS = ("app", "build", "branch", "device")  # what an upload may be labelled with
+MAX_LABEL = 64  # characters of a label's value
+# no path separator, control character, or comma (label sets are written `build:100,app:x`)
+_LABEL = re.compile(r"[^/\\,\x00-\x1f\x7f]{1,64}")  # 64: MAX_LABEL
+
+
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """`labels` when every key is one of `LABELS` and every value 1 to `MAX_LABEL` characters
+    with no path separator or control character (ValueError naming the bad one)."""
+    for key, value in labels.items():
+        if key not in LABELS:
+            raise ValueError(f"unknown label {key!r} (labels: {', '.join(LABELS)})")
+        if _LABEL.fullmatch(value) is None or value != value.strip():
+            raise ValueError(
+                f"label {key}: 1 to {MAX_LABEL} characters, no '/', '\\', ',' or control characters"
+            )
+    return labels
 
 
 class StoreBusy(OSError):
@@ -96,6 +120,15 @@ class Store(Protocol):
 
     def delete(self, trace_id: str) -> bool:
         """Forget `trace_id` and remove its file; False when it was not stored."""
+
+    def set_labels(self, trace_id: str, labels: dict[str, str]) -> None:
+        """Label a stored trace (`check_labels`; a key given again replaces its value)."""
+
+    def labels(self, trace_id: str) -> dict[str, str]:
+        """The labels of `trace_id` (empty when none)."""
+
+    def find(self, labels: dict[str, str], limit: int) -> list[str]:
+        """Ids of the traces carrying all of `labels`, most recent first, at most `limit`."""
 
     def mapping_path(self, trace_id: str) -> Path:
         """Where the ProGuard/R8 mapping given for `trace_id` lives (whether or not it has one)."""
@@ -228,10 +261,46 @@ class SqliteStore:
             return False
         with self._change() as db:  # no add or mapping of this id comes in between
             gone = db.execute("DELETE FROM traces WHERE id = ?", (trace_id,)).rowcount
+            db.execute("DELETE FROM labels WHERE id = ?", (trace_id,))
             if gone:  # a crash before the commit leaves a row without a file: dropped on open
                 self.path(trace_id).unlink(missing_ok=True)
                 self.mapping_path(trace_id).unlink(missing_ok=True)
         return bool(gone)
+
+    def set_labels(self, trace_id: str, labels: dict[str, str]) -> None:
+        if not valid_id(trace_id):
+            raise ValueError("not a trace id")
+        check_labels(labels)
+        with self._change() as db:  # a delete in between leaves no labels without a trace
+            if db.execute("SELECT 1 FROM traces WHERE id = ?", (trace_id,)).fetchone() is None:
+                return
+            db.executemany(
+                "INSERT OR REPLACE INTO labels VALUES (?, ?, ?)",
+                [(trace_id, k, v) for k, v in sorted(labels.items())],
+            )
+
+    def labels(self, trace_id: str) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, value FROM labels WHERE id = ? ORDER BY key", (trace_id,)
+            ).fetchall()
+        return {k: v for k, v in rows}
+
+    def find(self, labels: dict[str, str], limit: int) -> list[str]:
+        check_labels(labels)
+        if not labels:
+            return []
+        where = " AND ".join(
+            "EXISTS (SELECT 1 FROM labels l WHERE l.id = t.id AND l.key = ? AND l.value = ?)"
+            for _ in labels
+        )
+        args = [x for kv in sorted(labels.items()) for x in kv]
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT t.id FROM traces t WHERE {where} ORDER BY t.uploaded DESC, t.id LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def mapping_path(self, trace_id: str) -> Path:
         if not valid_id(trace_id):
