@@ -101,31 +101,32 @@ def _packet(
     return pos
 
 
+Tree = tuple[I64, I64, npt.NDArray[np.int32]]  # subtree_end, parent, method per call
+Where = tuple[I64, I64]  # per call: the row of its start and of its end in the time columns
+Times = tuple[I64, I64, I64, I64]  # start and end columns: the timestamp clock's, the CPU's
+
+
 @njit
 def _walk(
     buf: U8,
-    lo: int,
-    hi: int,
-    last: bool,
-    subtree_end: I64,
-    parent: I64,
-    method: npt.NDArray[np.int32],
-    open_at: I64,
-    close_at: I64,
-    t_open: I64,
-    t_close: I64,
-    c_open: I64,
-    c_close: I64,
+    span: tuple[int, int, bool],
+    tree: Tree,
+    where: Where,
+    times: Times,
     zero: np.int64,
     cpu: bool,
     tail: U8,
     stack: I64,
 ) -> int:
-    """The packets of calls `lo:hi` in nesting order into `buf` (each call's begin, and the
-    ends of the calls that close before the next begins; with `last`, the ends of every call
-    still open): the bytes written. The calls open before `lo` (the chain of `lo - 1` and its
-    callers) are found through `parent`. Times are written as protobuf writes an int64 (a
-    negative one as its two's complement)."""
+    """The packets of calls `lo:hi` (`span`: lo, hi, last) in nesting order into `buf`: each
+    call's begin, and the ends of the calls that close before the next begins; with `last`,
+    the ends of every call still open. The bytes written. The calls open before `lo` (the
+    chain of `lo - 1` and its callers) are found through the parents. Times are written as
+    protobuf writes an int64 (a negative one as its two's complement)."""
+    lo, hi, last = span
+    subtree_end, parent, method = tree
+    open_at, close_at = where
+    t_open, t_close, c_open, c_close = times
     top = 0
     j = lo - 1
     while j >= 0:  # the chain's length, then the chain, outermost first
@@ -161,28 +162,11 @@ def _walk(
 
 def _into(buf: U8, ca: Calls, lo: int, hi: int, code: U8) -> int:
     stack = np.empty(ca.depth + 2, dtype=np.int64)
-    last = hi == len(ca)
-    return int(
-        _walk(
-            buf,
-            lo,
-            hi,
-            last,
-            ca.subtree_end,
-            ca.parent,
-            ca.method,
-            ca.open_at,
-            ca.close_at,
-            ca.t_open,
-            ca.t_close,
-            ca.c_open,
-            ca.c_close,
-            np.int64(ca.zero),
-            ca.cpu,
-            code,
-            stack,
-        )
-    )
+    tree = (ca.subtree_end, ca.parent, ca.method)
+    times = (ca.t_open, ca.t_close, ca.c_open, ca.c_close)
+    span = (lo, hi, hi == len(ca))
+    where = (ca.open_at, ca.close_at)
+    return int(_walk(buf, span, tree, where, times, np.int64(ca.zero), ca.cpu, code, stack))
 
 
 def _size(ca: Calls, lo: int, hi: int, tail: bytes) -> int:
