@@ -15,6 +15,7 @@ from support.corpus import corpus_path
 from support.perfetto_read import SYSTEM, expected, read, render, thread_tracks, whole
 from support.protoc import one, packets
 from support.tracebuild import make_trace
+from traceview.analysis import Session
 from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
 from traceview.exporters.perfetto import monotonic_offset, process_id
@@ -168,3 +169,14 @@ def test_calls_without_their_enter_are_left_out_and_the_rest_keep_their_nesting(
         ("a.B.z", 5, 6, 1),
         ("a.B.open", 9, 9, 0),
     ]
+
+
+def test_a_cpu_only_trace_clipped_to_a_range_of_its_axis() -> None:
+    events = [(1, "enter", "a.B.run", 0, None), (1, "exit", "a.B.run", 100, None)]
+    events += [(2, "enter", "a.C.go", 0, None), (2, "exit", "a.C.go", 50, None)]
+    s = Session(make_trace(events, clock="thread-cpu"))
+    tr = s.time_range(20_000, 120_000)
+    r = read(packets(render(View(s, s.query(time_range=tr)))))
+    got = sorted(x[1:3] + x[4:] for v in r.slices.values() for x in v)
+    # the axis: thread 1 runs 0..100 µs, then thread 2 (first record at 100) 100..150 µs
+    assert got == [(20_000, 100_000, 20_000, 100_000), (100_000, 120_000, 0, 20_000)]

@@ -145,3 +145,17 @@ def test_a_system_trace_that_is_not_one_is_refused_in_one_line(
         ["export", str(trace_file), "-o", out, "--merge-into", str(tmp_path / "none")], capsys
     )
     assert not Path(out).exists()
+
+
+def test_a_trace_without_a_monotonic_start_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support.tracebuild import make_trace
+    from traceview.writer import write
+
+    path = tmp_path / "nostart.trace"  # written with a start time of 0: none recorded
+    write(make_trace([(1, "enter", "a.B.run", 1, 1), (1, "exit", "a.B.run", 2, 2)]), str(path))
+    out = tmp_path / "m.perfetto-trace"
+    system = str(corpus_path(SYSTEM))
+    line = refused(["export", str(path), "-o", str(out), "--merge-into", system], capsys)
+    assert "CLOCK_MONOTONIC" in line and not out.exists()
