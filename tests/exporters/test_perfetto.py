@@ -16,6 +16,7 @@ from support.perfetto_read import SYSTEM, expected, read, render, thread_tracks,
 from support.protoc import one, packets
 from support.tracebuild import make_trace
 from traceview.analysis import Session
+from traceview.analysis.ask import Ask
 from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
 from traceview.exporters.perfetto import monotonic_offset, process_id
@@ -130,17 +131,29 @@ def test_a_cpu_only_trace_lies_on_its_reconstructed_axis() -> None:
 
 
 def test_chunks_of_any_size_write_the_same_packets(dual: View) -> None:
-    from traceview.analysis.kernels import packets
+    """Each chunk starts from the chain of callers open at its first call: any cut gives the
+    same bytes, also for the tables a range or "my code" cuts (their parents remapped)."""
+    from traceview.analysis.kernels import packets as kernel
     from traceview.exporters.perfetto import calls, kept
     from traceview.exporters.stacks import thread_calls
 
-    for part in thread_calls(dual):
-        rows, ends, parents = kept(part)
-        shown = calls(part, rows, ends, parents, "wall", 0, True)
-        whole = packets.event_packets(shown, b"\x50\x01")
-        for size in (1, 2, 7, 100):
-            pieces = packets.written(shown, b"\x50\x01", packets.Buffers(), 2, size)
-            assert b"".join(bytes(p) for p in pieces) == whole, size
+    s = dual.session
+    span = s.end - s.origin
+    top = sorted({dual.methods.class_name[i].split(".")[0] for i in range(len(dual.methods))})
+    views = [
+        dual,
+        View(s, s.query(time_range=s.time_range(span // 4, span // 2))),
+        View(s, s.resolve(Ask(my_code=top[0])).query),
+    ]
+    for view in views:
+        for part in thread_calls(view):
+            rows, ends, parents = kept(part)
+            shown = calls(part, rows, ends, parents, "wall", 0, True)
+            whole = kernel.event_packets(shown, b"\x50\x01")
+            for size in (1, 2, 7, 100):
+                pieces = kernel.written(shown, b"\x50\x01", kernel.Buffers(), 2, size)
+                assert b"".join(bytes(p) for p in pieces) == whole, size
+        read(packets(render(view)))  # and the file nests
 
 
 def test_calls_without_their_enter_are_left_out_and_the_rest_keep_their_nesting() -> None:
