@@ -193,3 +193,50 @@ def test_a_cpu_only_trace_clipped_to_a_range_of_its_axis() -> None:
     got = sorted(x[1:3] + x[4:] for v in r.slices.values() for x in v)
     # the axis: thread 1 runs 0..100 µs, then thread 2 (first record at 100) 100..150 µs
     assert got == [(20_000, 100_000, 20_000, 100_000), (100_000, 120_000, 0, 20_000)]
+
+
+@pytest.mark.parametrize(
+    ("variant", "vm", "start_us", "mono", "want"),
+    [
+        ("regular", "art", 5, None, 5_000),  # ART's header start: µs of CLOCK_MONOTONIC
+        ("v2-streaming", "art", 5, None, 5_000),
+        ("regular", "dalvik", 5, None, None),  # Dalvik's is the time of day
+        ("regular", "art", 0, None, None),  # none recorded
+        ("low-overhead", None, 5, 77, 77),  # the dump's type-3 summary packet
+        ("low-overhead", None, 5, None, None),  # no summary: the dump's own time base
+        ("simpleperf", None, 5, 5_123, 5_123),
+    ],
+)
+def test_the_monotonic_origin_comes_from_what_each_file_records(
+    variant: str, vm: str | None, start_us: int, mono: int | None, want: int | None
+) -> None:
+    header = make_trace([]).header
+    header = replace(
+        header, variant=variant, vm=vm, start_time_us=start_us, monotonic_offset_ns=mono
+    )  # type: ignore[arg-type]
+    assert monotonic_offset(header) == want
+
+
+def test_an_android_16_dump_lies_on_monotonic_through_its_summary_packet() -> None:
+    import traceview
+    from traceview.writer.lowoverhead.art import ArtRun, Method
+
+    loop, work = Method(0x1000, "android.os.Looper", "loop"), Method(0x1008, "com.a.B", "work")
+    hz = 24_576_000
+    run, tick = ArtRun(monotonic_offset_ns=5_000_000_000), 10**11
+    run.start(100, "main", [loop], tick)
+    run.enter(100, work, tick)
+    run.exit(100, tick + 2 * hz)  # 2 s: long-running
+    trace = traceview.load(run.dump(tick + 3 * hz))
+    view = whole(trace)
+    offset = trace.header.monotonic_offset_ns
+    assert offset is not None and monotonic_offset(trace.header) == offset
+    r = read(packets(render(view)))
+    calls = view.session.calls
+    got = sorted(x[1:3] for v in r.slices.values() for x in v)
+    want = sorted(
+        (int(calls.start("wall", [i])[0]) + offset, int(calls.end("wall", [i])[0]) + offset)
+        for i in range(len(calls))
+        if not calls.flags[i] & SYNTH_ENTRY
+    )
+    assert got == want and len(got) >= 2
