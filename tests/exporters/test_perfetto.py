@@ -11,8 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from support.corpus import corpus_path
-from support.perfetto_read import SYSTEM, expected, read, render, thread_tracks, whole
+from support.perfetto_read import expected, read, render, thread_tracks, whole
 from support.protoc import one, packets
 from support.tracebuild import make_trace
 from traceview.analysis import Session
@@ -112,7 +111,7 @@ def test_without_a_monotonic_start_times_count_from_the_trace_start() -> None:
     (slices,) = read(packets(render(view))).slices.values()
     assert slices[0][1:3] == (0, 50_000)
     with pytest.raises(Exception, match="CLOCK_MONOTONIC"):
-        render(view, merge_into=str(corpus_path(SYSTEM)))
+        render(view, merge_into="never-read.perfetto-trace")  # refused before it is read
 
 
 def test_a_cpu_only_trace_lies_on_its_reconstructed_axis() -> None:
