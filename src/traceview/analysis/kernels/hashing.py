@@ -67,11 +67,14 @@ def grown(table: Table, k: int) -> Table:
     """`table` (holding `k` rows) with twice the room, its slots rebuilt."""
     slots, keys, sums = table
     cap = 2 * len(keys)
-    more_slots = np.full(2 * cap, -1, dtype=slots.dtype)
+    more_slots = np.empty(2 * cap, dtype=slots.dtype)
+    more_slots.fill(-1)
     more_keys = np.empty((cap, keys.shape[1]), dtype=keys.dtype)
-    more_keys[:k] = keys[:k]
     more_sums = np.zeros((cap, sums.shape[1]), dtype=sums.dtype)
-    more_sums[:k] = sums[:k]
-    for row in range(k):
-        more_slots[slot(more_slots, more_keys, more_keys[row, 0], more_keys[row, 1])] = row
+    for row in range(k):  # loops: slice copies cost more to compile than they save here
+        for c in range(keys.shape[1]):
+            more_keys[row, c] = keys[row, c]
+        for c in range(sums.shape[1]):
+            more_sums[row, c] = sums[row, c]
+        more_slots[slot(more_slots, more_keys, keys[row, 0], keys[row, 1])] = row
     return Table(more_slots, more_keys, more_sums)
