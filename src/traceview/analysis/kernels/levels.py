@@ -69,9 +69,13 @@ def _tile_of(rel: int, span: int, level: int, lo: int, guess: int) -> int:
 
 @njit
 def _grow(buf: Any) -> Any:
-    """`buf` (along its first axis) with twice the room, the filled part copied."""
+    """`buf` (along its first axis) with twice the room, the filled part copied: item by item,
+    since an array assigned to a slice compiles numba's shape-mismatch message (its string
+    formatting, ~3 s CPU on a first run)."""
     out = np.empty((2 * buf.shape[0], *buf.shape[1:]), buf.dtype)
-    out[: len(buf)] = buf
+    flat, old = out.reshape(-1), buf.reshape(-1)  # C order: buf's rows come first
+    for i in range(old.size):
+        flat[i] = old[i]
     return out
 
 
