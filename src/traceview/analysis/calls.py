@@ -31,18 +31,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Calls, Events
+from traceview.analysis.pairing import FORCED_EXIT as FORCED_EXIT  # the call flags
+from traceview.analysis.pairing import OPEN as OPEN
+from traceview.analysis.pairing import RECURSIVE as RECURSIVE
+from traceview.analysis.pairing import SYNTH_ENTRY as SYNTH_ENTRY
+from traceview.analysis.pairing import UNROLL as UNROLL
 from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 IntArray = npt.NDArray[np.signedinteger]
-
-RECURSIVE = 1  # the same method is already on this thread's stack (an ancestor)
-SYNTH_ENTRY = 2  # the enter was not recorded: entry set to the thread's first timestamp
-OPEN = 4  # still open at the end of the trace: exit set to the thread's last timestamp
-UNROLL = 8  # exited by an unroll (exception) record
-FORCED_EXIT = 16  # closed early because an exit named a method deeper in the stack
 
 
 def search_starts(
@@ -94,6 +94,19 @@ class CallTable:
         return self.trace.clocks
 
     @cached_property
+    def columns(self) -> Calls:
+        """The stored columns, grouped as the compiled kernels take them."""
+        return Calls(
+            self.method,
+            self.depth,
+            self.parent,
+            self.subtree_end,
+            self.enter_event,
+            self.exit_event,
+            self.flags,
+        )
+
+    @cached_property
     def thread(self) -> npt.NDArray[np.unsignedinteger]:
         """Thread row of every call (expanded from `thread_ranges`)."""
         sizes = self.thread_ranges[:, 1] - self.thread_ranges[:, 0]
@@ -130,7 +143,7 @@ class CallTable:
         lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
         given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
         col = self.trace.events.time(clock)  # read per call: no call-sized temporaries
-        return exclusive_times(self.parent, lo, hi, self.enter_event, self.exit_event, col, given)
+        return exclusive_times(self.columns, lo, hi, col, given)
 
     def _time(self, clock: str, end: bool) -> I64 | None:
         if clock not in self.clocks:
@@ -239,13 +252,11 @@ def build_calls(trace: Trace) -> CallTable:
     out = _Columns(int(start[-1]), idx_dtype)
     c = out.cols
     stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
-    failed, still_open, unroll = _stack.pair(
-        ev.thread, ev.action, ev.method, counts, start, stack_at, stack, c["method"], c["depth"],
-        c["parent"], c["subtree_end"], c["enter_event"], c["exit_event"], c["flags"],
-    )  # fmt: skip
-    marks = (c["method"], c["subtree_end"], c["flags"], stack, len(trace.methods))
-    _stack.mark_recursive(start, stack_at, failed, *marks)
-    del stack, marks
+    columns = Calls._make(c[name] for name in Calls._fields)
+    events = Events(ev.thread, ev.action, ev.method)
+    failed, still_open, unroll = _stack.pair(events, counts, start, stack_at, stack, columns)
+    _stack.mark_recursive(columns, start, stack_at, failed, stack, len(trace.methods))
+    del stack, columns
     ok = ~failed
     stats = dict.fromkeys(REPAIRS, 0)
     stats.update(
@@ -303,7 +314,7 @@ def pair_records(
 class _Columns:
     """The call table's columns, filled thread by thread into reserved slots."""
 
-    NAMES = ("method", "depth", "parent", "subtree_end", "enter_event", "exit_event", "flags")
+    NAMES = Calls._fields  # method, depth, parent, subtree_end, enter_event, exit_event, flags
 
     def __init__(self, capacity: int, idx_dtype: type) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64

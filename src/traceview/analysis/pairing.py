@@ -22,8 +22,14 @@ import numpy.typing as npt
 
 Arr = npt.NDArray[Any]
 
-_RECURSIVE, SYNTH_ENTRY, OPEN, UNROLL, FORCED_EXIT = 1, 2, 4, 8, 16
-ENTER, UNROLL_ACTION = 0, 2
+# The call flags, one bit each of `CallTable.flags` (defined here, the lowest room that sets
+# them: the compiled pairing, the call table and the profile take them from here).
+RECURSIVE = 1  # the same method is already on this thread's stack (an ancestor)
+SYNTH_ENTRY = 2  # the enter was not recorded: entry set to the thread's first timestamp
+OPEN = 4  # still open at the end of the trace: exit set to the thread's last timestamp
+UNROLL = 8  # exited by an unroll (exception) record
+FORCED_EXIT = 16  # closed early because an exit named a method deeper in the stack
+ENTER, UNROLL_ACTION = 0, 2  # the actions the pairing tells apart (model.Action)
 
 
 @dataclass
@@ -186,12 +192,12 @@ def pair_thread(
     del sorted_rows, lvl
     may = _may_recurse(method, parent)
     if may is None:
-        flags[_recursive(method, subtree_end, n)] |= _RECURSIVE
+        flags[_recursive(method, subtree_end, n)] |= RECURSIVE
     elif len(may):
         cand = np.zeros(int(method.max()) + 1, dtype=bool)
         cand[may] = True
         sub = np.flatnonzero(cand[method])
-        flags[sub[_recursive(method[sub], subtree_end[sub], n, sub)]] |= _RECURSIVE
+        flags[sub[_recursive(method[sub], subtree_end[sub], n, sub)]] |= RECURSIVE
     return Paired(
         method=method,
         depth=depth,

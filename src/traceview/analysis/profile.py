@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import RECURSIVE, CallTable
+from traceview.analysis.kernels.columns import Times
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
@@ -283,7 +284,7 @@ def cut_parts(
     """The statistics of each cut thread (`cuts`: a time range's rows near it and each
     clock's bounds, or a whole thread's rows unclipped; on the clocks of `cuts`' bounds).
     A compiled pass over those rows clips each call as it counts it
-    (`_clipping.count_edges`), so no call-sized column is made; the rows are cut into
+    (`kernels.edges.count_edges`), so no call-sized column is made; the rows are cut into
     `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere, counted on as many
     threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
     (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
@@ -294,19 +295,14 @@ def cut_parts(
         return []
     clocks = tuple(cuts[0].clip)
     ev = calls.trace.events
-    none = np.zeros(0, dtype=np.int64)
-    times = [*(ev.time(c) for c in clocks), none, none]
+    times = Times.of([ev.time(c) for c in clocks])
     seg = Segments.of(cuts, clocks)
-    range_times = none if seg.range_clock is None else ev.time(seg.range_clock)
+    range_times = np.zeros(0, np.int64) if seg.range_clock is None else ev.time(seg.range_clock)
     n_methods, n_threads = len(calls.trace.methods), len(calls.trace.threads)
 
     def count(piece: tuple[I64, I64, I64]) -> tuple[I64, I64, I64]:
-        lo, hi, which = piece
-        return kernels.count_edges(
-            lo, hi, seg.thread[which], seg.bounds[which], calls.parent, calls.method,
-            calls.flags, calls.enter_event, calls.exit_event, seg.range_clock is not None,
-            range_times, times[0], times[1], len(clocks), n_methods, n_threads,
-        )  # fmt: skip
+        cut = seg.cut(piece, range_times)
+        return kernels.count_edges(calls.columns, cut, times, n_methods, n_threads)
 
     n = default_workers(unset=2) if workers is None else max(1, workers)
     found = parallel_map(count, pieces(np.stack((seg.lo, seg.hi), axis=1), n), n)

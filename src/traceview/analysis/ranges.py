@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from traceview.analysis.axis import AXIS
 from traceview.analysis.calls import search_starts
+from traceview.analysis.kernels.columns import Cut
 
 if TYPE_CHECKING:
     from traceview.analysis.calls import CallTable
@@ -86,6 +87,14 @@ class Segments:
             cat([np.tile(c.bounds(clocks), (len(c.lo), 1)) for c in cuts], (0, 6)),
             cuts[0].range_clock if cuts else None,
         )
+
+    def cut(self, piece: tuple[I64, I64, I64], range_times: I64) -> Cut:
+        """A piece of the segments (its `lo`, `hi` and the segment each row pair comes from,
+        as `workers.pieces` cuts them) as the compiled passes take it; `range_times` is the
+        range clock's time column (empty for whole threads)."""
+        lo, hi, which = piece
+        clip = self.range_clock is not None
+        return Cut(lo, hi, self.thread[which], self.bounds[which], clip, range_times)
 
 
 def cut_thread(
@@ -201,7 +210,7 @@ def _brackets(calls: CallTable, t: int, times: I64, first: int, last: int, x: in
 
 def overlapping(start: I64, end: I64, lo: int, hi: int) -> npt.NDArray[np.bool_]:
     """The calls (entry and exit times) that overlap [lo, hi): starting before `hi` and
-    ending after `lo`, or of zero length inside [lo, hi) (`_clipping.kept`, per call)."""
+    ending after `lo`, or of zero length inside [lo, hi) (`kernels.edges.kept`, per call)."""
     out: npt.NDArray[np.bool_] = ((start < hi) & (end > lo)) | (
         (start == end) & (start >= lo) & (start < hi)
     )

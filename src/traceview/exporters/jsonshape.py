@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.calls import FORCED_EXIT, OPEN, RECURSIVE, SYNTH_ENTRY, UNROLL
 from traceview.analysis.layout.timeline import Tile
 from traceview.analysis.profile import Profile
 from traceview.analysis.view import View
@@ -41,11 +42,11 @@ PALETTE_RGB = (
 PALETTE = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in PALETTE_RGB]
 
 FLAG_NAMES: tuple[tuple[int, str], ...] = (
-    (1, "recursive"),
-    (2, "entry-synthesised"),
-    (4, "open-at-end"),
-    (8, "unroll"),
-    (16, "forced-exit"),
+    (RECURSIVE, "recursive"),
+    (SYNTH_ENTRY, "entry-synthesised"),
+    (OPEN, "open-at-end"),
+    (UNROLL, "unroll"),
+    (FORCED_EXIT, "forced-exit"),
 )
 
 Json = dict[str, Any]

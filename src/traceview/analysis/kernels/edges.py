@@ -14,13 +14,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Calls, Cut, Times
+from traceview.analysis.kernels.hashing import Table, grown, row_of
 from traceview.analysis.kernels.jit import njit
+from traceview.analysis.pairing import RECURSIVE
 
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
 FIRST_EDGES = 1024  # initial edge capacity; doubled as needed
-_MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
 
 
 @njit
@@ -40,98 +42,46 @@ def call_time(times: I64, enter: int, leave: int, clip: bool, lo: int, hi: int) 
 
 @njit
 def count_edges(
-    lo: I64,
-    hi: I64,
-    thread: I64,
-    bounds: I64,
-    parent: Ints,
-    method: Ints,
-    flags: Ints,
-    enter: Ints,
-    leave: Ints,
-    clip: bool,
-    range_times: I64,
-    times0: I64,
-    times1: I64,
-    n_clocks: int,
-    n_methods: int,
-    n_threads: int,
+    calls: Calls, cut: Cut, times: Times, n_methods: int, n_threads: int
 ) -> tuple[I64, I64, I64]:
-    """The profile edges of the calls in rows [lo[j], hi[j]) (segment j of thread row
-    `thread[j]`); with `clip`, only those overlapping [bounds[j, 0], bounds[j, 1]) on
-    `range_times`' clock, each with its time clipped to [bounds[j, 2], bounds[j, 3]] on
-    `times0` and [bounds[j, 4], bounds[j, 5]] on `times1`.
+    """The profile edges of the calls of `cut`'s segments, each call counted as `cut` says
+    (clipped to its segment's bounds or whole), its time summed on `times`' clocks.
 
     An edge is (thread, the caller's bin, the call's bin), a bin being `method * 2 +
     recursive` and the caller's -1 for a root; its key is `(caller + 1) * 2 * n_methods +
-    callee`, found with its thread in an open-addressing hash table (linear probing, at most
-    half full). Returns each edge's (key, thread), its sums (calls, time on the first clock,
-    on the second) and the calls counted per thread."""
-    cap = FIRST_EDGES
-    slots = np.full(2 * cap, -1, dtype=np.int64)
-    keys = np.empty((cap, 2), dtype=np.int64)
-    sums = np.zeros((cap, 3), dtype=np.int64)
+    callee`, found with its thread in a hash table (kernels/hashing.py). Returns each edge's
+    (key, thread), its sums (calls, time on the first clock, on the second) and the calls
+    counted per thread."""
+    table = Table(
+        np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
+        np.empty((FIRST_EDGES, 2), dtype=np.int64),
+        np.zeros((FIRST_EDGES, 3), dtype=np.int64),
+    )
     counted = np.zeros(n_threads, dtype=np.int64)
     k = 0
-    for j in range(len(lo)):
-        i = lo[j]
-        n = 0
-        while i < hi[j]:
-            i, k, n = _edge_rows(
-                i, hi[j], thread[j], bounds[j], parent, method, flags, enter, leave, clip,
-                range_times, times0, times1, n_clocks, 2 * n_methods, slots, keys, sums, k, n,
-            )  # fmt: skip
-            if k == cap:  # full: twice the room, the slots rebuilt
-                cap *= 2
-                more_keys = np.empty((cap, 2), dtype=np.int64)
-                more_keys[:k] = keys[:k]
-                more_sums = np.zeros((cap, 3), dtype=np.int64)
-                more_sums[:k] = sums[:k]
-                keys, sums = more_keys, more_sums
-                slots = np.full(2 * cap, -1, dtype=np.int64)
-                for edge in range(k):
-                    slots[_slot(slots, keys, keys[edge, 0], keys[edge, 1])] = edge
-        counted[thread[j]] += n
-    return keys[:k].copy(), sums[:k].copy(), counted
-
-
-@njit
-def _slot(slots: I64, keys: I64, key: int, thread: int) -> int:
-    """The slot holding edge (`key`, `thread`), or the empty slot where it belongs."""
-    mask = len(slots) - 1
-    h = (key * 65_599 + thread) * _MIX
-    at = (h ^ (h >> 29)) & mask
-    while slots[at] >= 0 and (keys[slots[at], 0] != key or keys[slots[at], 1] != thread):
-        at = (at + 1) & mask
-    return at
+    for j in range(len(cut.lo)):
+        i = cut.lo[j]
+        while i < cut.hi[j]:
+            i, k, n = _edge_rows(i, j, calls, cut, times, table, k, 2 * n_methods)
+            counted[cut.thread[j]] += n
+            if k == len(table.keys):  # full: twice the room
+                table = grown(table, k)
+    return table.keys[:k].copy(), table.sums[:k].copy(), counted
 
 
 @njit
 def _edge_rows(
-    i: int,
-    end: int,
-    thread: int,
-    b: I64,
-    parent: Ints,
-    method: Ints,
-    flags: Ints,
-    enter: Ints,
-    leave: Ints,
-    clip: bool,
-    range_times: I64,
-    times0: I64,
-    times1: I64,
-    n_clocks: int,
-    width: int,
-    slots: I64,
-    keys: I64,
-    sums: I64,
-    k: int,
-    n: int,
+    i: int, j: int, calls: Calls, cut: Cut, times: Times, table: Table, k: int, width: int
 ) -> tuple[int, int, int]:
-    """Count rows i.. until `end` or until the edge table is full; return where it stopped,
-    the edge count and the calls counted. Consecutive calls through one edge (a loop calling
-    one method) find it without a look-up."""
+    """Count rows i.. of segment j until its end or until the edge table is full; return
+    where it stopped, the edge count and the calls counted. Consecutive calls through one
+    edge (a loop calling one method) find it without a look-up."""
+    parent, method, flags = calls.parent, calls.method, calls.flags
+    enter, leave = calls.enter_event, calls.exit_event
+    slots, keys, sums = table
+    clip, range_times = cut.clip, cut.range_times
+    end, thread, b = cut.hi[j], cut.thread[j], cut.bounds[j]
+    n = 0
     last_key, last_edge = -1, -1
     while i < end and k < len(keys):
         if clip and not kept(range_times[enter[i]], range_times[leave[i]], b[0], b[1]):
@@ -139,25 +89,20 @@ def _edge_rows(
             continue
         n += 1
         p = parent[i]
-        caller = -1 if p < 0 else method[p] * 2 + (flags[p] & 1)
-        key = (caller + 1) * width + method[i] * 2 + (flags[i] & 1)
+        caller = -1 if p < 0 else method[p] * 2 + (1 if flags[p] & RECURSIVE else 0)
+        key = (caller + 1) * width + method[i] * 2 + (1 if flags[i] & RECURSIVE else 0)
         if key == last_key:
             edge = last_edge
         else:
-            at = _slot(slots, keys, key, thread)
-            edge = slots[at]
-            if edge < 0:
-                edge = k
-                slots[at] = k
-                keys[k, 0] = key
-                keys[k, 1] = thread
+            edge = row_of(slots, keys, k, key, thread)
+            if edge == k:
                 k += 1
             last_key, last_edge = key, edge
         sums[edge, 0] += 1
-        if n_clocks > 0:
-            sums[edge, 1] += call_time(times0, enter[i], leave[i], clip, b[2], b[3])
-        if n_clocks > 1:
-            sums[edge, 2] += call_time(times1, enter[i], leave[i], clip, b[4], b[5])
+        if times.n > 0:
+            sums[edge, 1] += call_time(times.first, enter[i], leave[i], clip, b[2], b[3])
+        if times.n > 1:
+            sums[edge, 2] += call_time(times.second, enter[i], leave[i], clip, b[4], b[5])
         i += 1
     return i, k, n
 
@@ -165,11 +110,9 @@ def _edge_rows(
 def load() -> None:
     """Load the kernels' machine code (numba's cache; compiled the first time) on tiny inputs
     of the types a session passes, so the first range does not wait for it."""
-    rows = np.array([0], dtype=np.int64), np.array([1], dtype=np.int64), np.zeros(1, np.int64)
-    bounds = np.array([[0, 10, 0, 10, 0, 10]], dtype=np.int64)
-    i32 = np.array([0], dtype=np.int32)
-    parent = np.array([-1], dtype=np.int32)
+    one = np.array([0], dtype=np.int32)
+    calls = Calls(one, one, np.array([-1], np.int32), one + 1, one, one + 1, np.zeros(1, np.uint8))
     times = np.array([0, 5], dtype=np.int64)
-    ev = np.array([0], dtype=np.int32), np.array([1], dtype=np.int32)
-    flags = np.zeros(1, np.uint8)
-    count_edges(*rows, bounds, parent, i32, flags, *ev, True, times, times, times, 2, 1, 1)
+    bounds = np.array([[0, 10, 0, 10, 0, 10]], dtype=np.int64)
+    rows = np.array([0], dtype=np.int64)
+    count_edges(calls, Cut(rows, rows + 1, rows, bounds, True, times), Times.of([times] * 2), 1, 1)

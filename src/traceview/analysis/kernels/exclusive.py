@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Calls
 from traceview.analysis.kernels.jit import njit
 
 I64 = npt.NDArray[np.int64]
@@ -16,13 +17,13 @@ Ints = npt.NDArray[Any]
 
 
 @njit
-def exclusive_times(
-    parent: Ints, lo: int, hi: int, enter: Ints, leave: Ints, times: I64, incl: I64
-) -> I64:
+def exclusive_times(calls: Calls, lo: int, hi: int, times: I64, incl: I64) -> I64:
     """Exclusive ns of calls [lo, hi) (whole threads, or one call's subtree): each call's
-    inclusive time, `times[leave[i]] - times[enter[i]]` or `incl[i - lo]` when `incl` has
-    rows, minus its children's. A parent comes before its children, so one pass adds a call's
-    time to itself and takes it from its parent (when the parent is in the rows)."""
+    inclusive time, `times[exit_event[i]] - times[enter_event[i]]` or `incl[i - lo]` when
+    `incl` has rows, minus its children's. A parent comes before its children, so one pass
+    adds a call's time to itself and takes it from its parent (when the parent is in the
+    rows)."""
+    parent, enter, leave = calls.parent, calls.enter_event, calls.exit_event
     out = np.zeros(hi - lo, dtype=np.int64)
     given = len(incl) > 0
     for i in range(lo, hi):

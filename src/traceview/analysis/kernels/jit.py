@@ -5,6 +5,9 @@ kernels on the two halves of a job) and caching the machine code on disk: numba 
 the `__pycache__` folder beside the kernel's module, or, where that is not writable, in a
 user-wide cache folder (`NUMBA_CACHE_DIR` chooses another). The first call in a fresh
 environment compiles (a fraction of a second per kernel); later processes load the cache.
+numba checks a cache entry against its kernel's own file only: a kernel compiled with code
+from another module (hashing.py, `edges.kept`) keeps its cached code when only that module
+changes, so delete the `*.nbi`/`*.nbc` files after editing one.
 
 Importing this module imports numba (~0.2 s): modules holding kernels are imported lazily,
 inside the functions that need them, so commands that never run a kernel never pay for it

@@ -18,12 +18,14 @@ Imported lazily (it imports numba, see `jit.py`); kernels release the GIL.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.kernels.jit import njit
+
+Array = npt.NDArray[Any]
 
 BUCKETS = 1024  # buckets per tile (timeline.BUCKETS)
 SHIFT = 10  # log2(BUCKETS)
@@ -67,9 +69,13 @@ def _tile_of(rel: int, span: int, level: int, lo: int, guess: int) -> int:
 
 @njit
 def _grow(buf: Any) -> Any:
-    """`buf` (along its first axis) with twice the room, the filled part copied."""
+    """`buf` (along its first axis) with twice the room, the filled part copied: item by item,
+    since an array assigned to a slice compiles numba's shape-mismatch message (its string
+    formatting, ~3 s CPU on a first run)."""
     out = np.empty((2 * buf.shape[0], *buf.shape[1:]), buf.dtype)
-    out[: len(buf)] = buf
+    flat, old = out.reshape(-1), buf.reshape(-1)  # C order: buf's rows come first
+    for i in range(old.size):
+        flat[i] = old[i]
     return out
 
 
@@ -84,22 +90,35 @@ def _emit(runs: Any, n: int, key: int, tile: int, first: int, last: int, calls: 
     return runs
 
 
+class Lane(NamedTuple):
+    """One thread's calls as the pass reads them, in pre-order: each call's `start` time, its
+    `exit_event` row (its end is `times[exit_event[i]]`, the events' time column) and
+    `depth`."""
+
+    start: Array
+    exit_event: Array
+    depth: Array
+    times: Array
+
+
+class Grid(NamedTuple):
+    """The levels built over `[origin, origin + span)`: `levels` (level numbers, increasing),
+    their bucket `widths` (ns) and `scales` (2 ** (level - the first level))."""
+
+    origin: int
+    span: int
+    levels: Array
+    widths: Array
+    scales: Array
+
+
 @njit
-def _scan(
-    start: Any,
-    times: Any,
-    exit_event: Any,
-    depth: Any,
-    origin: int,
-    span: int,
-    levels: Any,
-    widths: Any,
-    scales: Any,
-    n_depths: int,
-) -> tuple[Any, int, Any, int]:
-    """One pass over a thread's calls for every level in `levels`: the wide calls as
+def _scan(lane: Lane, grid: Grid, n_depths: int) -> tuple[Any, int, Any, int]:
+    """One pass over a thread's calls for every level of `grid`: the wide calls as
     `level index << 40 | row` and the runs keyed by `level index * n_depths + depth`
     (packed by `_emit`), each in the order they close."""
+    start, exit_event, depth, times = lane
+    origin, span, levels, widths, scales = grid
     n_levels = len(levels)
     k_open = np.full(n_levels * n_depths, -1, dtype=np.int64)  # tile of the open run
     f_open = np.zeros(n_levels * n_depths, dtype=np.int64)  # its buckets, in the tile
@@ -238,9 +257,6 @@ def _cut(
     return depth, first, last, count
 
 
-Array = npt.NDArray[Any]
-
-
 def build(
     start: Array,
     times: Array,
@@ -261,7 +277,9 @@ def build(
     lv = np.array(levels, dtype=np.int64)
     wd = np.array([span / float(BUCKETS << level) for level in levels], dtype=np.float64)
     scales = np.array([2.0 ** (level - levels[0]) for level in levels], dtype=np.float64)
-    scanned = _scan(start, times, exit_event, depth, origin, span, lv, wd, scales, n_depths)
+    scanned = _scan(
+        Lane(start, exit_event, depth, times), Grid(origin, span, lv, wd, scales), n_depths
+    )
     wide, n_wide, runs, n_runs = scanned
     row = np.int32 if n < 2**31 else np.int64
     rows = np.empty(n_wide, dtype=row)

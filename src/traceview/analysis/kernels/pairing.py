@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Calls, Events
 from traceview.analysis.kernels.jit import njit
-from traceview.analysis.pairing import _RECURSIVE as RECURSIVE
-from traceview.analysis.pairing import ENTER, OPEN, SYNTH_ENTRY, UNROLL, UNROLL_ACTION
+from traceview.analysis.pairing import ENTER, OPEN, RECURSIVE, SYNTH_ENTRY, UNROLL, UNROLL_ACTION
 
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
@@ -55,26 +55,15 @@ def count(thread: Ints, action: Ints, n_threads: int) -> I64:
 
 @njit
 def pair(
-    thread: Ints,
-    action: Ints,
-    method_of: Ints,
-    counts: I64,
-    start: I64,
-    stack_at: I64,
-    stack: Ints,
-    method: Ints,
-    depth: Ints,
-    parent: Ints,
-    subtree_end: Ints,
-    enter_event: Ints,
-    exit_event: Ints,
-    flags: Ints,
+    events: Events, counts: I64, start: I64, stack_at: I64, stack: Ints, calls: Calls
 ) -> tuple[npt.NDArray[np.bool_], I64, I64]:
     """Pair every thread's records into its rows `[start[t], start[t + 1])` of the columns
-    (row references are the table's), with `stack[stack_at[t]:stack_at[t + 1]]` as its stack;
-    `counts` from `count`. Returns which threads failed (an exit naming another method than
-    its enter: their rows are left unfinished), and per thread the calls left open at the end
-    and the calls exited by an unroll record."""
+    `calls` (row references are the table's), with `stack[stack_at[t]:stack_at[t + 1]]` as
+    its stack; `counts` from `count`. Returns which threads failed (an exit naming another
+    method than its enter: their rows are left unfinished), and per thread the calls left open
+    at the end and the calls exited by an unroll record."""
+    thread, action, method_of = events
+    method, depth, parent, subtree_end, enter_event, exit_event, flags = calls
     n_threads = len(start) - 1
     failed = np.zeros(n_threads, dtype=np.bool_)
     still_open = np.zeros(n_threads, dtype=np.int64)
@@ -136,19 +125,14 @@ def pair(
 
 @njit
 def mark_recursive(
-    start: I64,
-    stack_at: I64,
-    skip: npt.NDArray[np.bool_],
-    method: Ints,
-    subtree_end: Ints,
-    flags: Ints,
-    stack: Ints,
-    n_methods: int,
+    calls: Calls, start: I64, stack_at: I64, skip: npt.NDArray[np.bool_], stack: Ints, n: int
 ) -> None:
-    """Flag the calls with an ancestor of the same method, thread by thread (rows
-    `[start[t], start[t + 1])`, but not the threads in `skip`): a walk in pre-order keeping the
-    open calls on the thread's part of `stack` and how many of each method are open."""
-    on_stack = np.zeros(n_methods, dtype=np.int32)
+    """Flag the calls with an ancestor of the same method (of `n` methods), thread by thread
+    (rows `[start[t], start[t + 1])`, but not the threads in `skip`): a walk in pre-order
+    keeping the open calls on the thread's part of `stack` and how many of each method are
+    open."""
+    method, subtree_end, flags = calls.method, calls.subtree_end, calls.flags
+    on_stack = np.zeros(n, dtype=np.int32)
     for t in range(len(start) - 1):
         if skip[t]:
             continue

@@ -1,0 +1,77 @@
+"""The grouped arguments the compiled kernels take: named tuples of the columns they read (the
+call table's, the events' times, the rows a pass covers), so no kernel takes a long list of
+loose arrays. numba passes a named tuple of arrays into a kernel as one value, at no cost.
+
+Plain numpy: importing this module does not import numba, so the call table can hand its
+columns over (`CallTable.columns`) without paying for it. The classes live at module level
+in a module that stays importable: numba's on-disk cache names them in its index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+I64 = npt.NDArray[np.int64]
+Ints = npt.NDArray[Any]
+
+
+class Calls(NamedTuple):
+    """A call table's stored columns (`CallTable`: pre-order per thread, `parent[i] < i`, -1
+    for roots, the subtree of `i` is `[i, subtree_end[i])`, times at the event rows
+    `enter_event`/`exit_event`, `flags` bits of analysis/pairing.py); the compiled pairing
+    fills them."""
+
+    method: Ints
+    depth: Ints
+    parent: Ints
+    subtree_end: Ints
+    enter_event: Ints
+    exit_event: Ints
+    flags: Ints
+
+
+class Events(NamedTuple):
+    """The event columns the pairing reads, in file order: thread row, action, method row."""
+
+    thread: Ints
+    action: Ints
+    method: Ints
+
+
+class Times(NamedTuple):
+    """The events' time columns of the clocks a pass sums (`n` of them, 0 to 2, in the table's
+    clock order); a missing one is an empty column, never read."""
+
+    n: int
+    first: I64
+    second: I64
+
+    @staticmethod
+    def of(columns: Sequence[I64]) -> Times:
+        """The time columns given (at most two), the missing ones empty."""
+        none = np.zeros(0, dtype=np.int64)
+        padded = [*columns[:2], none, none]
+        return Times(min(len(columns), 2), padded[0], padded[1])
+
+
+class Cut(NamedTuple):
+    """The rows a pass covers and what it keeps of them (`ranges.Segments`): segment j is rows
+    `[lo[j], hi[j])` of thread row `thread[j]`. With `clip`, only the calls overlapping
+    `[bounds[j, 0], bounds[j, 1])` on the range's clock (`range_times`, the events' time
+    column of that clock) count, each with its time clipped to `[bounds[j, 2], bounds[j, 3]]`
+    on the first clock of `Times` and `[bounds[j, 4], bounds[j, 5]]` on the second. Without,
+    every call counts whole (`range_times` empty)."""
+
+    lo: I64
+    hi: I64
+    thread: I64
+    bounds: I64
+    clip: bool
+    range_times: I64
+
+
+__all__ = ["Calls", "Cut", "Events", "Times"]
