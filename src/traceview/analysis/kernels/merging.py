@@ -208,8 +208,8 @@ def place_paths(store: Store, k: int, parent: Ints, frame: Ints) -> tuple[Store,
     node went (analysis/paths.py aligns the runs of a comparison with it; sums untouched)."""
     where = np.empty(len(parent), dtype=np.int64)
     for j in range(len(parent)):
-        if k == len(store[1]):
-            store = _grown(store, k)
+        if k == len(store.keys):
+            store = grown(store, k)
         up = where[parent[j]] if parent[j] >= 0 else -1
         node = _node(store, k, up, frame[j])
         if node == k:

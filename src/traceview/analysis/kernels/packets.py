@@ -113,8 +113,7 @@ def _walk(
     tree: Tree,
     where: Where,
     times: Times,
-    zero: np.int64,
-    cpu: bool,
+    axis: tuple[np.int64, bool],
     tail: U8,
     stack: I64,
 ) -> int:
@@ -122,8 +121,10 @@ def _walk(
     call's begin, and the ends of the calls that close before the next begins; with `last`,
     the ends of every call still open. The bytes written. The calls open before `lo` (the
     chain of `lo - 1` and its callers) are found through the parents. Times are written as
-    protobuf writes an int64 (a negative one as its two's complement)."""
+    protobuf writes an int64 (a negative one as its two's complement). `axis`: the time
+    origin and whether the CPU counter is written."""
     lo, hi, last = span
+    zero, cpu = axis
     subtree_end, parent, method = tree
     open_at, close_at = where
     t_open, t_close, c_open, c_close = times
@@ -166,7 +167,7 @@ def _into(buf: U8, ca: Calls, lo: int, hi: int, code: U8) -> int:
     times = (ca.t_open, ca.t_close, ca.c_open, ca.c_close)
     span = (lo, hi, hi == len(ca))
     where = (ca.open_at, ca.close_at)
-    return int(_walk(buf, span, tree, where, times, np.int64(ca.zero), ca.cpu, code, stack))
+    return int(_walk(buf, span, tree, where, times, (np.int64(ca.zero), ca.cpu), code, stack))
 
 
 def _size(ca: Calls, lo: int, hi: int, tail: bytes) -> int:
