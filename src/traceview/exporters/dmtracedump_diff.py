@@ -19,7 +19,7 @@ from traceview.analysis.view import View
 from traceview.exporters import Options
 from traceview.exporters.dmtracedump import compute
 from traceview.exporters.dmtracedump_html import head
-from traceview.model import visible
+from traceview.model import terminal_bytes, terminal_text, visible
 
 TABLE = (
     "<table class='sortable' id='%s'><tr>\n<th>Method</th>\n<th>Run 1 (us)</th>\n"
@@ -34,10 +34,12 @@ MISSING = (
 
 def _text_name(lp: LegacyProfile, e: int) -> bytes:
     """`class.method` with dmtracedump's escaping of <, >, & (a pseudo-method's missing
-    name prints as glibc prints a null string)."""
+    name prints as glibc prints a null string), control characters escaped when present."""
 
     def esc(b: bytes) -> bytes:
-        return b.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+        return (
+            terminal_bytes(b).replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+        )
 
     name = lp.name[e]
     return esc(lp.class_name[e]) + b"." + (esc(name) if name is not None else b"(null)")
@@ -45,8 +47,10 @@ def _text_name(lp: LegacyProfile, e: int) -> bytes:
 
 def _html_name(lp: LegacyProfile, e: int) -> str:
     name = lp.name[e]
-    cls = visible(lp.class_name[e].decode("utf-8", "surrogateescape"))
-    meth = visible(name.decode("utf-8", "surrogateescape")) if name is not None else "(null)"
+    cls = visible(terminal_text(lp.class_name[e].decode("utf-8", "surrogateescape")))
+    meth = "(null)"
+    if name is not None:
+        meth = visible(terminal_text(name.decode("utf-8", "surrogateescape")))
     return escape(f"{cls}.{meth}", quote=True)
 
 

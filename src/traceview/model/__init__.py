@@ -8,7 +8,7 @@ from traceview.model.tables import (
     ThreadTable,
     thread_index_dtype,
 )
-from traceview.model.text import printable, visible
+from traceview.model.text import printable, terminal_bytes, terminal_text, visible
 from traceview.model.trace import Clock, Header, Trace, Variant
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "TraceFormatError",
     "Variant",
     "printable",
+    "terminal_bytes",
+    "terminal_text",
     "thread_index_dtype",
     "visible",
 ]
