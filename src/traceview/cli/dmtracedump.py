@@ -22,6 +22,7 @@ from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.exporters import Options, get
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -29,7 +30,7 @@ FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 def parser() -> argparse.ArgumentParser:
     """dmtracedump's options (getopt `d:hg:kos:t:`) and ours."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="dmtracedump",
         add_help=False,
         description="dmtracedump's profile reports of a method trace",

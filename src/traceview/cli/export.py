@@ -16,6 +16,7 @@ from typing import Any
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.exporters import Exporter, Options, for_path, get
 
 # the interchange formats (docs/formats.md); every other registered format is accepted too
@@ -24,7 +25,7 @@ FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview export`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview export",
         description="Write the selection as folded stacks, an SVG flame graph, Chrome trace "
         "events, a speedscope profile, a pprof profile or Parquet tables.",

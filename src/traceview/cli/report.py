@@ -11,13 +11,14 @@ from pathlib import Path
 
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.parser import Parser
 from traceview.exporters import Options, get
 from traceview.exporters.report import BUDGET
 
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview report`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview report",
         description="Write the viewer as one self-contained HTML file (works offline).",
     )

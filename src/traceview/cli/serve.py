@@ -15,6 +15,7 @@ from pathlib import Path
 
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
+from traceview.cli.parser import Parser
 from traceview.cli.view import allowed_hosts, bind, url_for
 from traceview.web.probe import Limits
 from traceview.web.sessions import BUDGET
@@ -23,7 +24,7 @@ from traceview.web.store import default_data_dir
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview serve`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview serve",
         description="Run a trace service: upload traces, share a viewer page for each.",
     )
