@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from support.corpus import CORPUS, corpus_files
+from support.corpus_table import EXPECTED, refused
 from support.golden import GOLDEN, golden_path, summary
 
 
@@ -15,6 +16,10 @@ from support.golden import GOLDEN, golden_path, summary
 def test_golden_summary(path: Path, request: pytest.FixtureRequest) -> None:
     name = str(path.relative_to(CORPUS))
     got = summary(path, name)
+    if name in EXPECTED:  # the summary refuses exactly the files the corpus table refuses
+        words = refused(name)
+        assert ("\nrefused: " in got) == (words is not None), name
+        assert words is None or words in got, (name, words)
     target = golden_path(name)
     if request.config.getoption("--update-golden"):
         GOLDEN.mkdir(exist_ok=True)
