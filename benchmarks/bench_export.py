@@ -32,19 +32,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import OUT, machine, mib
 from traceview.analysis import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.model import Trace
 
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
-KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing exporters/jsonbytes.py
+KERNEL_FORMATS = ("chrome", "speedscope")  # the formats importing analysis/kernels/jsonbytes.py
 
 # in a fresh interpreter: numba's import and the kernel's first call (numpy already loaded)
 FIRST_CALL = """
 import time
 import numpy as np
-import traceview.analysis._workers
+import traceview.analysis.workers
 t = time.perf_counter()
-from traceview.exporters.jsonbytes import INT, Template
+from traceview.analysis.kernels.jsonbytes import INT, Template
 Template([b"", b""], [INT]).format(np.zeros((1, 1), dtype=np.int64))
 print(time.perf_counter() - t)
 """
@@ -81,19 +81,17 @@ def trace_of(records: int) -> Trace:
 def export(session: Session, name: str) -> int:
     """Write `name` for the session's default selection; the bytes written."""
     view = View(session, session.query())
-    if name == "parquet":
-        from traceview.exporters.parquet import write_directory
-
+    fmt = get(name)
+    if fmt.subject == "directory":
         with tempfile.TemporaryDirectory() as tmp:
-            write_directory(view, tmp)
+            fmt.export(view, tmp)
             return sum(p.stat().st_size for p in Path(tmp).iterdir())
-    exporter = get(name)
     sink = Counter()
-    if exporter.binary:
-        exporter.export(view, sink, Options())
+    if fmt.binary:
+        fmt.export(view, sink)
     else:
         text = io.TextIOWrapper(io.BufferedWriter(sink, 1 << 20), encoding="utf-8")
-        exporter.export(view, text, Options())
+        fmt.export(view, text)
         text.flush()
     return sink.size
 

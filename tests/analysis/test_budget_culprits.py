@@ -1,4 +1,4 @@
-"""Frame culprits (analysis/budget.py `culprits`, `paths`): for each slow frame call, the method
+"""Frame culprits (layout/budget.py `culprits`, `paths`): for each slow frame call, the method
 with the most self time in its subtree and the call path down to its heaviest call, checked
 against a walk over the calls one by one."""
 
@@ -8,8 +8,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from traceview.analysis.budget import culprits, frame_calls, paths
 from traceview.analysis.calls import build_calls
+from traceview.analysis.layout.budget import culprits, frame_calls, paths
 from traceview.synth import generate
 
 

@@ -1,4 +1,4 @@
-"""The compiled merge behind `calltree.top_down` (analysis/_merging.py): the rows cut into
+"""The compiled merge behind `calltree.top_down` (analysis/kernels/merging.py): the rows cut into
 pieces anywhere (a piece starting inside a call), time ranges clipped as the pass reads, deep
 chains and node stores that grow give the same tree, node for node and in the same order, as
 one piece, as the oracle and as the cut table."""
@@ -17,7 +17,8 @@ from support.engine_checks import SETTINGS, traces
 from support.oracle import oracle, oracle_top_down
 from support.tracebuild import make_trace
 from support.tree_paths import tree_paths
-from traceview.analysis import _workers, filters
+from traceview.analysis import filters
+from traceview.analysis import workers as _workers
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.analysis.ranges import clipped_spans, cut_thread

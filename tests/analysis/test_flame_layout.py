@@ -7,7 +7,7 @@ import pytest
 
 from support.tracebuild import make_trace
 from traceview.analysis.calls import build_calls
-from traceview.analysis.flame import FlameLayout, flame
+from traceview.analysis.layout.flame import FlameLayout, flame
 from traceview.synth import generate
 
 
@@ -103,7 +103,7 @@ def test_bad_kind() -> None:
 @pytest.mark.parametrize("clock", ["cpu", "wall"])
 def test_bottom_up_from_the_merged_tree_equals_bottom_up_from_calls(clock: str) -> None:
     from traceview.analysis.calltree import bottom_up
-    from traceview.analysis.flame import layout
+    from traceview.analysis.layout.flame import layout
 
     trace = generate(records=20_000, threads=2, seed=5)
     trace.validate()

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from support.tracebuild import make_trace
-from traceview.analysis.budget import frame_calls
 from traceview.analysis.calls import build_calls
+from traceview.analysis.layout.budget import frame_calls
 from traceview.analysis.mycode import keep_packages, method_mask
 from traceview.analysis.profile import profile
 from traceview.analysis.query import normalise_prefixes as parse_prefixes

@@ -8,7 +8,7 @@ import traceview
 from support.corpus import corpus_path
 from support.tracebuild import make_trace
 from traceview.analysis import Session
-from traceview.analysis.flame import KINDS
+from traceview.analysis.layout.flame import KINDS
 
 
 def views_are_empty(trace: traceview.Trace) -> None:

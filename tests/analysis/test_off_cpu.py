@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from support.tracebuild import make_trace
 from traceview.analysis.session import Session
-from traceview.exporters import viewer
+from traceview.viewer import answers as viewer
 
 
 def test_off_cpu_is_never_negative() -> None:

@@ -1,4 +1,4 @@
-"""The compiled pairing (analysis/_stack.py) that `build_calls` uses gives, thread by thread,
+"""The compiled pairing (kernels/pairing.py) that `build_calls` uses gives, thread by thread,
 exactly the calls of the numpy pairing (`pair_records`) that `traceview -r` uses: every
 column, the thread ranges and events, and the repair counts; a thread whose exit names another
 method goes through the same repair."""

@@ -127,7 +127,7 @@ def test_streamed_on_corpus(path: Path) -> None:
 
 
 def test_biggest_first_map_keeps_input_order_and_raises() -> None:
-    from traceview.analysis._workers import biggest_first_map
+    from traceview.analysis.workers import biggest_first_map
 
     items = list(range(40, 0, -1))
     assert biggest_first_map(lambda x: x * x, items, 2) == [x * x for x in items]

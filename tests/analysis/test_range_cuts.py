@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.engine_checks import SETTINGS, traces
-from traceview.analysis import _workers
+from traceview.analysis import workers as _workers
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import cut_parts
 from traceview.analysis.ranges import _brackets, cut_thread, near

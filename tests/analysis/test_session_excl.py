@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from support.engine_checks import SETTINGS, traces
 from traceview.analysis import Session
 from traceview.analysis.calls import build_calls
-from traceview.exporters.viewer import call_answer
 from traceview.model import Trace
+from traceview.viewer.answers import call_answer
 
 
 @settings(SETTINGS, max_examples=30)

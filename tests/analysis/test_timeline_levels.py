@@ -1,4 +1,4 @@
-"""The timeline's level indexes (compiled passes, analysis/_levels.py) against the direct path
+"""The timeline's level indexes (compiled passes, kernels/levels.py) against the direct path
 and a brute-force oracle, on call trees hypothesis invents: equal timestamps, zero-length
 calls, calls on tile edges and at the very end, deep levels; plus what the index keeps."""
 
@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from traceview.analysis import timeline
-from traceview.analysis.timeline import BUCKETS, MAX_LEVEL, Tile, Timeline
+from traceview.analysis.layout import timeline
+from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL, Tile, Timeline
 
 
 def tree(steps: list[tuple[bool, int]], threads: int, seed: int) -> SimpleNamespace:
@@ -189,7 +189,7 @@ def test_level_indexes_match_direct_path_and_oracle(
     k=st.integers(0, 2**40),
 )
 def test_compiled_tile_start_is_exact(span: int, level: int, k: int) -> None:
-    from traceview.analysis._levels import tile_start
+    from traceview.analysis.kernels.levels import tile_start
 
     k %= 1 << level
     assert tile_start(span, k, level) == span * k >> level

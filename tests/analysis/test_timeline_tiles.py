@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from traceview.analysis import timeline
-from traceview.analysis.timeline import BUCKETS, Timeline
+from traceview.analysis.layout import timeline
+from traceview.analysis.layout.timeline import BUCKETS, Timeline
 
 
 def random_calls(n: int, seed: int, threads: int = 2) -> SimpleNamespace:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import report_answers
 from support.corpus import corpus_path
 from support.obfuscate import obfuscate
+from support.report_data import report_answers
 from traceview.analysis import Session
 from traceview.analysis.rename import MappingRename
 from traceview.cli import main as cli_main
-from traceview.exporters.viewer import methods_answer
 from traceview.readers.mapping import read_mapping
 from traceview.synth import generate
+from traceview.viewer.answers import methods_answer
 from traceview.writer import write
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import report_answers
 from support.corpus import corpus_path
+from support.report_data import report_answers
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.cli import main as cli_main
@@ -78,7 +78,7 @@ def test_report_and_viewer_answers_with_undecodable_names(bad_names: Path, tmp_p
     from starlette.testclient import TestClient
 
     from traceview import load
-    from traceview.web.app import create_app
+    from traceview.viewer.app import create_app
 
     client = TestClient(create_app(Session(load(bad_names))), base_url="http://127.0.0.1")
     r = client.get("/api/trace")
@@ -134,7 +134,7 @@ def test_one_main_thread_rule_for_tree_and_viewer(tmp_path: Path) -> None:
     ]
     trace = make_trace(ev, names={7: "worker", 1: "main"})
     s = Session(trace)
-    from traceview.exporters.viewer import trace_answer
+    from traceview.viewer.answers import trace_answer
 
     viewer_main = [t["row"] for t in trace_answer(s)["threads"] if t["main"]]
     assert viewer_main == [s.main_thread()] == [trace.threads.name.index("main")]

@@ -7,7 +7,10 @@ never a traceback.
 Commands run in-process through `traceview.cli.main(argv)`; each loaded trace is kept for the
 next commands of the same file (loading is deterministic and a `Trace` is immutable), every
 command still starts its own analysis session. `stats` tables are cut to 40 rows and reports
-to a 1 MB tile budget: the same code, less output."""
+to a 1 MB tile budget: the same code, less output. The two-trace commands (`diff` with its
+differential flame graph, `dmtracedump -d` text and page, the compare page of `report --vs`)
+compare the file with itself; the compare page, the costliest, only on files of at most
+`PAIR_RECORDS` records. `compare` (a server) is left to tests/viewer."""
 
 from __future__ import annotations
 
@@ -28,7 +31,10 @@ FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
 WRITES = {  # command -> the file it writes (under the test's folder)
     **{f"export-{f}": f"out.{f}" for f in FORMATS},
     "report": "report.html",
+    "diff": "diff.svg",
+    "compare-report": "compare.html",
 }
+PAIR_RECORDS = 50_000  # the compare page only on files this small (its cost is two reports)
 
 
 def argv(command: str, trace: str, out: Path) -> list[str]:
@@ -47,7 +53,14 @@ def argv(command: str, trace: str, out: Path) -> list[str]:
         "dmtracedump-h": ["dmtracedump", "-h", trace],
         "report": ["report", "--budget-mb", "1", trace, "-o", str(out / "report.html")],
         "sql": ["sql", trace, "SELECT count(*), sum(excl_wall_ns) FROM calls"],
-        "diff": ["diff", trace, "--vs", trace],
+        "anr": ["anr", "--limit", "20", trace],
+        "diff": ["diff", trace, "--vs", trace, "--svg", str(out / "diff.svg")],
+        "dmtracedump-d": ["dmtracedump", "-d", trace, trace],
+        "dmtracedump-d-h": ["dmtracedump", "-h", "-d", trace, trace],
+        "compare-report": [
+            *("report", "--budget-mb", "1", trace, "--vs", trace),
+            *("-o", str(out / "compare.html")),
+        ],
     }
     for f in FORMATS:
         table[f"export-{f}"] = ["export", trace, "-f", f, "-o", str(out / f"out.{f}")]
@@ -56,15 +69,30 @@ def argv(command: str, trace: str, out: Path) -> list[str]:
 
 COMMANDS = [
     "info", "info-json", "stats-cpu", "stats-wall", "stats-json-cpu", "stats-json-wall",
-    "tree", "dump", "dmtracedump", "dmtracedump-o", "dmtracedump-h",
-    *(f"export-{f}" for f in FORMATS), "report", "sql", "diff",
+    "tree", "anr", "dump", "dmtracedump", "dmtracedump-o", "dmtracedump-h", "dmtracedump-d",
+    "dmtracedump-d-h", *(f"export-{f}" for f in FORMATS), "report", "sql", "diff",
+    "compare-report",
 ]  # fmt: skip
-CASES = [(p.relative_to(CORPUS).as_posix(), c) for p in corpus_files() for c in COMMANDS]
+
+
+def applies(rel: str, command: str) -> bool:
+    """Whether `command` runs on `rel` here (the compare page only on small files)."""
+    entry = EXPECTED.get(rel)
+    big = isinstance(entry, Reads) and entry.records > PAIR_RECORDS
+    return not (command == "compare-report" and big)
+
+
+CASES = [
+    (rel, c)
+    for rel in (p.relative_to(CORPUS).as_posix() for p in corpus_files())
+    for c in COMMANDS
+    if applies(rel, c)
+]
 
 
 @functools.lru_cache(maxsize=2)
-def _loaded(path: str, max_size: int | None, salvage: bool) -> Any:
-    return _LOAD(path, max_size=max_size, salvage=salvage)
+def _loaded(path: str, **how: Any) -> Any:
+    return _LOAD(path, **how)
 
 
 _LOAD = traceview.readers.load
@@ -72,10 +100,10 @@ _LOAD = traceview.readers.load
 
 @pytest.fixture(autouse=True)
 def reuse_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    def load(source: Any, max_size: int | None = None, salvage: bool = False) -> Any:
+    def load(source: Any, **how: Any) -> Any:
         if isinstance(source, (str, Path)):
-            return _loaded(str(source), max_size, salvage)
-        return _LOAD(source, max_size=max_size, salvage=salvage)
+            return _loaded(str(source), **how)
+        return _LOAD(source, **how)
 
     monkeypatch.setattr(traceview.readers, "load", load)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # sql's Parquet cache

@@ -40,7 +40,7 @@ def test_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_busy_data_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from traceview.web.store import SqliteStore
+    from traceview.service.store import SqliteStore
 
     store = SqliteStore(tmp_path)
     try:

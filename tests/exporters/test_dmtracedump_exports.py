@@ -12,15 +12,16 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from support.dmtracedump_run import comparable, debian, needs_debian, ours
 from support.tracebuild import make_trace
-from traceview.analysis.compat import legacy_profile
+from traceview.analysis.dmtracedump.numbers import legacy_profile
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -84,12 +85,12 @@ HOSTILE = [
 ]
 
 
-def _export(name: str, options: Options | None = None) -> bytes | str:
+def _export(name: str, **options: Any) -> bytes | str:
     session = Session(make_trace(HOSTILE))
     view = View(session, session.query(clock="cpu"))
     exporter = get(name)
     buf: io.BytesIO | io.StringIO = io.BytesIO() if exporter.binary else io.StringIO()
-    exporter.export(view, buf, options or Options())
+    exporter.export(view, buf, exporter.options(**options))
     return buf.getvalue()
 
 
@@ -111,12 +112,12 @@ def test_hostile_names_are_escaped_in_html() -> None:
     tags = _Tags()
     tags.feed(text)
     assert tags.scripts == 2  # the sorter and the toggle script, nothing injected
-    linked = _export("dmtracedump-html", Options(script_url='https://x/"><b>'))
+    linked = _export("dmtracedump-html", script_url='https://x/"><b>')
     assert b'src="https://x/&quot;&gt;&lt;b&gt;sortable.js"' in linked
 
 
 def test_hostile_names_are_escaped_in_dot(tmp_path: Path) -> None:
-    text = _export("dot", Options(threshold=0))
+    text = _export("dot", threshold=0)
     assert isinstance(text, str)
     labels = re.findall(r'^node\d+\[label = "(.*)"\]$', text, flags=re.M)
     assert len(labels) == 4  # (toplevel) and three methods: one line each

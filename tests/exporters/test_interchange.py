@@ -16,7 +16,7 @@ import pytest
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.exporters.stacks import selected_threads, thread_label
 from traceview.model import visible
 from traceview.synth import generate
@@ -27,10 +27,10 @@ def session() -> Session:
     return Session(generate(records=6000, threads=3, seed=7))
 
 
-def render(view: View, name: str, options: Options | None = None) -> Any:
+def render(view: View, name: str, **options: Any) -> Any:
     exporter = get(name)
     buf: Any = io.BytesIO() if exporter.binary else io.StringIO()
-    exporter.export(view, buf, options or Options())
+    exporter.export(view, buf, exporter.options(**options))
     return buf.getvalue()
 
 
@@ -74,7 +74,7 @@ def test_folded_per_thread_totals_equal_the_profile(session: Session) -> None:
 
 def test_folded_merged_total_equals_the_profile(session: Session) -> None:
     for view in views(session):
-        text = render(view, "folded", Options(merge_threads=True))
+        text = render(view, "folded", merge_threads=True)
         total = sum(folded_totals(text).values())
         rows = selected_threads(view)
         assert total == expected_total(session, view, rows, view.query.clock)

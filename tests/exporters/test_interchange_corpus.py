@@ -17,13 +17,13 @@ import traceview
 from support.corpus import readable
 from traceview.analysis import Session
 from traceview.analysis.view import View
-from traceview.exporters import Options, get
+from traceview.exporters import get
 
 
 def render(view: View, name: str) -> Any:
     exporter = get(name)
     buf: Any = io.BytesIO() if exporter.binary else io.StringIO()
-    exporter.export(view, buf, Options())
+    exporter.export(view, buf)
     return buf.getvalue()
 
 

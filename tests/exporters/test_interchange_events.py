@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traceview.analysis import Session
+from traceview.analysis.kernels import jsonbytes
 from traceview.analysis.view import View
-from traceview.exporters import Options, chrome, get, jsonbytes
+from traceview.exporters import chrome, get
 from traceview.exporters.speedscope import event_order
 from traceview.exporters.stacks import Spans, ThreadCalls, origins, thread_calls
 from traceview.synth import generate
@@ -86,11 +87,11 @@ def render(view: View, name: str, direct: bool) -> bytes:
     """The export as bytes, through a StringIO (decoded) or a UTF-8 TextIOWrapper (direct)."""
     if not direct:
         text = io.StringIO()
-        get(name).export(view, text, Options(title="tïtle"))
+        get(name).export(view, text, get(name).options(title="tïtle"))
         return text.getvalue().encode()
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="utf-8")
-    get(name).export(view, out, Options(title="tïtle"))
+    get(name).export(view, out, get(name).options(title="tïtle"))
     out.flush()
     return raw.getvalue()
 

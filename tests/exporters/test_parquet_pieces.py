@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from traceview.analysis import Session, View
-from traceview.analysis.tables import calls_batches, calls_table
+from traceview.api.tables import calls_batches, calls_table
 from traceview.exporters import parquet
 from traceview.synth import generate
 

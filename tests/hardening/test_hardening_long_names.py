@@ -18,7 +18,7 @@ import pytest
 import traceview
 from support.tracebuild import make_trace
 from traceview.analysis import Session
-from traceview.analysis.flame import KINDS
+from traceview.analysis.layout.flame import KINDS
 from traceview.cli import main
 from traceview.writer import write
 

@@ -7,7 +7,7 @@ import pytest
 
 import traceview
 from support import hostile
-from traceview.analysis import _workers
+from traceview.analysis import workers as _workers
 
 
 @pytest.mark.parametrize("case", sorted(hostile.number_cases()))

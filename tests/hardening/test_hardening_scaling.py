@@ -22,7 +22,6 @@ from traceview.analysis import Session, calls
 from traceview.analysis.calls import ThreadRows
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.view import View
-from traceview.exporters import Options
 from traceview.exporters.dmtracedump import Report, compute
 from traceview.model import EventTable, Header, MethodTable, ThreadTable, Trace
 from traceview.writer import write
@@ -114,7 +113,7 @@ def test_dmtracedump_report_converts_each_column_a_few_times(n: int) -> None:
     whole calls column again for every list: n methods, n × n elements."""
     s = Session(nested(n))
     view = View(s, s.query())
-    lp, order = compute(view, Options())
+    lp, order = compute(view, "dmtracedump")
     arrays = ("excl", "top", "incl", "calls", "recursive")
     lp = replace(lp, **{name: counted(getattr(lp, name)) for name in arrays})
     Counted.converted = 0

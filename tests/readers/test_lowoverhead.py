@@ -1,5 +1,6 @@
 """Android 16 low-overhead (long-running methods) dumps: hand-made bytes, write -> read round
-trips (hypothesis), damage, and every view of the session."""
+trips (hypothesis), damage, and every view of the session. Hand-made dumps end with the
+newest ART's summary packet, which says their (short) times are ns."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from support.v2bytes import sleb
+from support.lowoverhead_oracle import method_info, summary, timed_block
 from traceview.analysis import Session
 from traceview.model import Trace, TraceFormatError
 from traceview.readers import load
@@ -23,21 +24,10 @@ from traceview.writer.lowoverhead import dump_bytes
 
 def block(tid: int, events: list[tuple[int, bool, int]]) -> bytes:
     """An entry block of (time_ns, is_exit, method) events, deltas restarting at 0."""
-    payload, prev_ta, prev_m = bytearray(), 0, 0
-    for t, is_exit, m in events:
-        ta = t << 1 | int(is_exit)
-        payload += sleb(ta - prev_ta)
-        prev_ta = ta
-        if not is_exit:
-            payload += sleb(m - prev_m)
-            prev_m = m
-    head = struct.pack("<BI", 2, tid) + len(events).to_bytes(3, "little")
-    return head + struct.pack("<I", len(payload)) + bytes(payload)
+    return timed_block(tid, events)
 
 
-def method_info(ptr: int, text: str) -> bytes:
-    raw = text.encode()
-    return struct.pack("<BQH", 1, ptr, len(raw)) + raw
+SUMMARY = summary(10**10, 10**10 + 777)
 
 
 RUN, WORK = 0x7F00_1000, 0x7F00_0F80  # the second pointer is lower: a negative delta
@@ -50,6 +40,7 @@ def test_hand_made_dump() -> None:
     data = (
         block(42, [(5_000_000_000, False, RUN), (5_010_000_000, False, WORK)])
         + block(42, [(5_050_000_000, True, 0), (5_090_000_000, True, 0)])
+        + SUMMARY
         + INFOS
     )
     assert sniff(data)
@@ -65,6 +56,9 @@ def test_hand_made_dump() -> None:
     assert list(trace.events.action) == [0, 0, 1, 1]
     assert list(trace.events.wall) == [0, 10_000_000, 50_000_000, 90_000_000]
     assert trace.header.start_time_us == 5_000_000
+    assert trace.header.axis == "time" and trace.header.options["time-unit"] == "ns"
+    assert trace.header.end_ns == 10**10 - 5_000_000_000
+    assert trace.header.monotonic_offset_ns == 5_000_000_000 + 777
     codes = [d.code for d in trace.diagnostics]
     assert codes == ["long-running-methods-only"]
     assert "only calls that ran for at least" in trace.diagnostics[0].message
@@ -75,7 +69,7 @@ def test_exits_without_entries_and_blocks_out_of_order() -> None:
     so a thread's first exits may close calls the dump never entered."""
     late = block(7, [(3_000, False, WORK), (4_000, True, 0), (9_000, True, 0)])
     early = block(7, [(1_000, True, 0), (2_000, False, RUN), (2_500, True, 0)])
-    trace = load(late + early + INFOS)
+    trace = load(late + early + SUMMARY + INFOS)
     trace.validate()
     me = trace.methods
     labels = [me.label(int(m)) for m in trace.events.method]
@@ -99,7 +93,7 @@ def test_exits_without_entries_and_blocks_out_of_order() -> None:
 def test_thread_infos_name_threads() -> None:
     name = b"RenderThread"
     info = struct.pack("<BIH", 0, 42, len(name)) + name
-    trace = load(block(42, [(10, False, RUN)]) + INFOS + info)
+    trace = load(block(42, [(10, False, RUN)]) + INFOS + info + SUMMARY)
     assert trace.threads.name == ("RenderThread",)
 
 
@@ -150,7 +144,8 @@ def build(threads: list[tuple[int, list[tuple[int, bool, int]]]], per_block: int
     for tid, events in threads:
         for at in range(0, len(events), per_block):
             out += block(tid, events[at : at + per_block])
-    return out + b"".join(method_info(p, f"c{p}\tm\t()V\t\n") for p in ptrs)
+    infos = b"".join(method_info(p, f"c{p}\tm\t()V\t\n") for p in ptrs)
+    return out + SUMMARY + infos
 
 
 @settings(max_examples=60, deadline=None)
@@ -236,6 +231,7 @@ def test_every_cut_of_a_small_dump() -> None:
     data = (
         block(3, [(100, False, RUN), (200, False, WORK), (300, True, 0)])
         + block(3, [(400, True, 0)])
+        + SUMMARY
         + INFOS
     )
     for cut in range(len(data)):
@@ -265,7 +261,7 @@ def test_commands_read_a_dump(
 def test_empty_blocks_first() -> None:
     """A thread with nothing long running dumps an empty block (n = 0, size 0)."""
     empty = struct.pack("<BI", 2, 9) + bytes(3) + struct.pack("<I", 0)
-    data = empty + empty + block(42, [(10, False, RUN), (30, True, 0)]) + INFOS
+    data = empty + empty + block(42, [(10, False, RUN), (30, True, 0)]) + SUMMARY + INFOS
     assert sniff(data)
     trace = load(data)
     trace.validate()

@@ -1,129 +1,205 @@
-"""Android 16 low-overhead dumps in the all-methods mode (ART's `DumpBuffer`): the u4 size field
-of every entry block is left unwritten, so the reader finds each block's end by decoding its
-events. Round trips in both modes, garbage size fields, cuts, and the commands."""
+"""Android 16 low-overhead dumps in the all-methods mode (ART's `DumpBuffer`): no times, one
+SLEB128 per event, the u4 size of 12-byte block headers never written. Read with the order of
+events as the axis; checked against a plain-Python oracle of ART's encoding, a formula for
+ART's ring (wrapping), round trips, garbage size fields, cuts and hostile counts."""
 
 from __future__ import annotations
 
 import struct
-from pathlib import Path
+import tracemalloc
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.lowoverhead_oracle import (
+    all_methods_block,
+    dump_buffer,
+    method_info,
+    thread_info,
+    undump_buffer,
+)
 from support.v2bytes import sleb
 from traceview.model import Trace, TraceError, TraceFormatError
 from traceview.readers import load
-from traceview.readers.lowoverhead import sniff
+from traceview.readers.lowoverhead import UNKNOWN_METHOD, sniff
 from traceview.synth import generate
 from traceview.writer.lowoverhead import dump_bytes
+from traceview.writer.lowoverhead.art import ArtRun, Method
+from traceview.writer.lowoverhead.eras import ERAS
 
-BLOCK_HEADER = 12
-
-
-def sizes_replaced(data: bytes, lengths: dict[int, int], sizes: list[int]) -> bytes:
-    """`data` (all-methods, sizes 0) with its blocks' size fields set to `sizes` in turn
-    (`lengths`: block offset -> payload length, from a long-running copy of the same dump)."""
-    out = bytearray(data)
-    for k, pos in enumerate(sorted(lengths)):
-        out[pos + 8 : pos + 12] = struct.pack("<I", sizes[k % len(sizes)] & 0xFFFFFFFF)
-    return bytes(out)
+RUN, WORK, IDLE = 0x7F00_1000, 0x7F00_0F80, 0x6E00_0040
 
 
-def block_offsets(long_running: bytes) -> dict[int, int]:
-    """Block offset -> payload length, from a long-running dump (same bytes but the sizes)."""
-    out, pos = {}, 0
-    while pos < len(long_running) and long_running[pos] == 2:
-        (length,) = struct.unpack_from("<I", long_running, pos + 8)
-        out[pos] = length
-        pos += BLOCK_HEADER + length
-    return out
+def infos(*ptrs: int) -> bytes:
+    return b"".join(method_info(p, f"a.B\tm{p:x}\t()V\tB.java\n") for p in ptrs)
 
 
-def events_of(trace: Trace) -> tuple[list[int], list[int], list[str]]:
-    ev = trace.events
-    assert ev.wall is not None
-    labels = [trace.methods.label(int(m)) for m in ev.method]
-    return ev.wall.tolist(), ev.action.tolist(), labels
+def per_thread(trace: Trace) -> list[list[tuple[int, str]]]:
+    """Each thread's (action, method label) sequence."""
+    ev, me = trace.events, trace.methods
+    return [
+        [
+            (int(a), me.label(int(m)))
+            for a, m in zip(ev.action[ev.thread == row], ev.method[ev.thread == row], strict=True)
+        ]
+        for row in range(len(trace.threads))
+    ]
 
 
-@pytest.fixture(scope="module")
-def generated() -> tuple[Trace, bytes, bytes]:
-    trace = generate(3000, threads=3, seed=5, clock="wall", balanced=True)
-    every = dump_bytes(trace, block_events=250, mode="all")
-    long_running = dump_bytes(trace, block_events=250, mode="long-running")
-    return trace, every, long_running
-
-
-def test_all_methods_dump_reads_like_the_long_running_one(
-    generated: tuple[Trace, bytes, bytes],
-) -> None:
-    source, every, long_running = generated
-    assert every[8:12] == bytes(4) and sniff(every)
-    trace = load(every)
+def test_hand_made_dump_reads_with_the_order_of_events() -> None:
+    words = [RUN, WORK, 1, WORK, 1, 1, IDLE]  # run { work {} work {} } idle {
+    data = all_methods_block(42, words) + thread_info(42, "main") + infos(RUN, WORK, IDLE)
+    assert sniff(data)
+    trace = load(data)
     trace.validate()
-    assert trace.header.options["mode"] == "all-methods"
-    assert trace.header.entry_format == "all"
-    assert [d.code for d in trace.diagnostics] == []  # every call is there: nothing to warn of
-    ref = load(long_running)
-    assert ref.header.options["mode"] == "long-running-methods"
-    assert ref.diagnostics[0].code == "long-running-methods-only"
-    assert events_of(trace) == events_of(ref)
-    assert trace.threads.name == source.threads.name  # thread infos are written in this mode
-    assert ref.threads.name == (None,) * len(ref.threads)
+    head = trace.header
+    assert head.variant == "low-overhead" and head.axis == "order" and head.entry_format == "all"
+    assert head.options["mode"] == "all-methods" and head.options["time-unit"] == "none"
+    assert head.start_time_us is None and head.elapsed_ns is None
+    assert trace.threads.name == ("main",)
+    # the axis: calls entered before each event (a call spans its subtree's calls)
+    assert trace.events.wall is not None and trace.events.wall.tolist() == [0, 1, 2, 2, 3, 3, 3]
+    assert trace.events.action.tolist() == [0, 0, 1, 0, 1, 1, 0]
+    names = [trace.methods.name[int(m)] for m in trace.events.method]
+    assert names == [
+        "m7f001000",
+        "m7f000f80",
+        "m7f000f80",
+        "m7f000f80",
+        "m7f000f80",
+        "m7f001000",
+        "m6e000040",
+    ]
+    assert [d.code for d in trace.diagnostics] == ["no-times"]
+    assert "order of events" in trace.diagnostics[0].message
+
+
+@st.composite
+def threads_of_words(draw: st.DrawFn) -> list[tuple[int, list[int]]]:
+    """Threads of ring words: 8-aligned pointers on entry, 1 on exit (any order: rings splice)."""
+    ptrs = draw(st.lists(st.integers(2, 2**45).map(lambda x: x * 8), min_size=1, max_size=6))
+    word = st.one_of(st.just(1), st.sampled_from(ptrs))
+    tids = draw(st.lists(st.integers(1, 2**32 - 1), min_size=1, max_size=4, unique=True))
+    return [(tid, draw(st.lists(word, min_size=1, max_size=60))) for tid in tids]
+
+
+@settings(max_examples=80, deadline=None)
+@given(threads_of_words(), st.sampled_from([8, 12]), st.binary(min_size=4, max_size=4))
+def test_decoder_matches_the_oracle(
+    threads: list[tuple[int, list[int]]], header: int, junk: bytes
+) -> None:
+    """The reader's (exit, method) per event equals the plain-Python decoding of ART's
+    deltas, for either header size and any unwritten size bytes."""
+    ptrs = sorted({w for _, words in threads for w in words if w != 1})
+    blocks = b"".join(all_methods_block(tid, words, header, junk) for tid, words in threads)
+    trailer = "\n*threads\n*methods\n" + "".join(
+        f"{p:#x}\ta.B\tm{p:x}\t()V\tB.java\n" for p in ptrs
+    )
+    tail = (trailer + "*end").encode() if header == 8 else infos(*ptrs)
+    trace = load(blocks + tail)
+    trace.validate()
+    assert trace.header.options["layout"].startswith(f"{header}-byte")
+    ev = trace.events
+    for row, (_, words) in enumerate(threads):
+        mine = ev.thread == row
+        want = undump_buffer(dump_buffer(words))
+        assert ev.action[mine].tolist() == [int(x) for x, _ in want]
+        got = [trace.methods.id[int(m)] for m in ev.method[mine]]
+        assert [int(g) for g, (x, _) in zip(got, want, strict=True) if not x] == [
+            p for x, p in want if not x
+        ]
+        entered = [sum(w != 1 for w in words[:k]) for k in range(len(words))]
+        assert ev.wall is not None and ev.wall[mine].tolist() == entered
+
+
+def test_round_trip_from_a_trace() -> None:
+    source = generate(3000, threads=3, seed=5, clock="wall", balanced=True)
+    data = dump_bytes(source, block_events=250, mode="all")
+    assert data[8:12] == bytes(4) and sniff(data)
+    trace = load(data)
+    trace.validate()
+    assert trace.header.axis == "order"
+    assert per_thread(trace) == per_thread(source)
+    assert trace.threads.name == source.threads.name
+    assert dump_bytes(trace, block_events=250, mode="all") == data
 
 
 @pytest.mark.parametrize(
-    "sizes",
-    [
-        [0xDEADBEEF],
-        [0xFFFFFFFF, 0, 7],
-        [1, 2, 3, 4, 5],  # small, plausible-looking garbage
-        [0xEEEEEEEE, 12, 0x7FFF_FFFF],
-    ],
+    "junk", [b"\xde\xad\xbe\xef", b"\xff\xff\xff\xff", b"\x01\x02\x03\x04", b"\x80\x80\x80\x80"]
 )
-def test_garbage_size_fields(generated: tuple[Trace, bytes, bytes], sizes: list[int]) -> None:
-    """ART writes the block from a fresh heap buffer: the size bytes hold whatever was there."""
-    _, every, long_running = generated
-    data = sizes_replaced(every, block_offsets(long_running), sizes)
-    assert data != every
-    trace = load(data)
-    trace.validate()
-    assert trace.header.options["mode"] == "all-methods"
-    assert events_of(trace) == events_of(load(every))
+def test_unwritten_size_bytes(junk: bytes) -> None:
+    """ART writes the block into a fresh heap buffer: the size bytes hold whatever was there."""
+    source = generate(400, threads=2, seed=2, clock="wall", balanced=True)
+    plain = load(dump_bytes(source, mode="all"))
+    got = load(dump_bytes(source, mode="all", size_fill=junk))
+    got.validate()
+    assert per_thread(got) == per_thread(plain)
 
 
-def test_an_empty_first_block_with_a_garbage_size() -> None:
-    """A thread with no events still gets a header (n = 0) whose size is garbage."""
-    trace = generate(200, threads=1, seed=2, clock="wall", balanced=True)
-    body = dump_bytes(trace, mode="all")
-    empty = struct.pack("<BI", 2, 77) + bytes(3) + struct.pack("<I", 0x1234_5678)
+def test_an_empty_first_block_with_unwritten_size() -> None:
+    body = all_methods_block(7, [RUN, 1]) + infos(RUN)
+    empty = struct.pack("<BI", 2, 77) + bytes(3) + b"\x12\x34\x56\x78"
     got = load(empty + body)
     got.validate()
-    assert got.header.options["mode"] == "all-methods"
-    assert 77 in got.threads.id.tolist() and len(got.events) == len(load(body).events)
+    assert got.threads.id.tolist() == [77, 7] and len(got.events) == 2
 
 
-def test_truncated_all_methods_dump(generated: tuple[Trace, bytes, bytes]) -> None:
-    """Every cut gives a trace that validates and says it was cut, or one error line."""
-    _, every, _ = generated
-    first_info = every.index(b"\x00", len(every) // 2)
-    for cut in sorted({12, 13, 20, 200, len(every) // 3, len(every) // 2, first_info}):
-        try:
-            trace = load(every[:cut])
-        except TraceError as exc:
-            assert "\n" not in str(exc)
-            continue
-        trace.validate()
-        codes = {d.code for d in trace.diagnostics}
-        assert "long-running-methods-only" not in codes
-        assert codes & {"truncated-block", "truncated-record", "unknown-method"}, (cut, codes)
+def _ring_oracle(words: list[int]) -> list[int]:
+    """What ART's dump reads from a ring after `words` were recorded, from a formula: write k
+    lands in slot 2047 - k for k <= 2048 (slot -1: out of bounds, lost), then, lap after lap,
+    in 2046 - ((k - 2049) mod 2048); the dump reads slots 2047..1 up to the first 0."""
+    slots = [0] * 2048
+    for k, word in enumerate(words):
+        slot = 2047 - k if k <= 2048 else 2046 - ((k - 2049) % 2048)
+        if slot >= 0:
+            slots[slot] = word
+    out = []
+    for slot in range(2047, 0, -1):
+        if slots[slot] == 0:
+            break
+        out.append(slots[slot])
+    return out
 
 
-def test_every_cut_of_a_small_all_methods_dump() -> None:
-    trace = generate(60, threads=2, seed=3, clock="wall", balanced=True)
-    data = dump_bytes(trace, block_events=7, mode="all")
+@pytest.mark.parametrize("events", [5, 2047, 2048, 2049, 3000, 4097, 9001])
+def test_the_ring_wraps_as_art_writes_it(events: int) -> None:
+    methods = [Method(0x7000_0000 + 16 * i, "a.C", f"m{i}") for i in range(5)]
+    run, words, depth = ArtRun(mode="all", era=ERAS["newest"]), [], 0
+    rng = np.random.default_rng(events)
+    for _ in range(events):
+        if depth and rng.random() < 0.5:
+            run.exit(9, 0)
+            words.append(1)
+            depth -= 1
+        else:
+            m = methods[int(rng.integers(5))]
+            run.enter(9, m, 0)
+            words.append(m.ptr)
+            depth += 1
+    trace = load(run.dump(0))
+    trace.validate()
+    want = _ring_oracle(words)
+    ev = trace.events
+    assert ev.action.tolist() == [int(w == 1) for w in want]
+    entries = [
+        int(trace.methods.id[int(m)]) for m, a in zip(ev.method, ev.action, strict=True) if not a
+    ]
+    assert entries == [w for w in want if w != 1]
+    codes = {d.code: d for d in trace.diagnostics}
+    assert ("ring-wrapped" in codes) == (len(want) == 2047)
+    if events > 2048:
+        assert codes["ring-wrapped"].count == 1
+        assert codes["exit-without-entry"].count >= 1 or want[1] != 1  # unmatched at a seam
+        if want[0] != 1 and want[1] == 1:  # the oldest slot is paired apart: not closed there
+            first_exit_label = trace.methods.label(int(ev.method[1]))
+            assert first_exit_label == UNKNOWN_METHOD
+
+
+def test_every_cut_gives_a_trace_or_one_line() -> None:
+    source = generate(60, threads=2, seed=3, clock="wall", balanced=True)
+    data = dump_bytes(source, block_events=7, mode="all")
     full = load(data)
     for cut in range(1, len(data)):
         try:
@@ -133,74 +209,38 @@ def test_every_cut_of_a_small_all_methods_dump() -> None:
             continue
         got.validate()
         assert len(got.events) <= len(full.events)
-        assert got.diagnostics, cut  # the cut is always said
+        assert len(got.diagnostics) > 1, cut  # the cut is said, beside no-times
 
 
-def test_commands_read_an_all_methods_dump(
-    generated: tuple[Trace, bytes, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from traceview.cli import main as cli_main
-
-    path = tmp_path / "dump.bin"
-    path.write_bytes(generated[1])
-    for argv in (["info"], ["info", "--json"], ["stats"], ["stats", "--json"], ["tree"]):
-        assert cli_main([argv[0], str(path), *argv[1:]]) == 0
-    out = capsys.readouterr().out
-    assert "variant     low-overhead (all methods dump)" in out
-    assert "long-running-methods-only" not in out and '"variant": "low-overhead"' in out
+def test_the_first_layout_of_2024_is_refused_in_one_line() -> None:
+    """July-September 2024: 8-byte headers, the delta to the previous word whatever it was,
+    exits carrying their method (word | 1), no infos."""
+    words = [RUN, WORK, WORK | 1, RUN | 1, RUN, RUN | 1]
+    payload = b"".join(sleb(w - p) for w, p in zip(words, [0, *words[:-1]], strict=True))
+    data = struct.pack("<BI", 2, 5) + len(words).to_bytes(3, "little") + payload
+    with pytest.raises(TraceFormatError, match="first layout") as caught:
+        load(data)
+    assert "\n" not in str(caught.value)
 
 
-def test_writer_mode_is_checked() -> None:
-    trace = generate(20, threads=1, seed=1, clock="wall", balanced=True)
-    with pytest.raises(ValueError, match="mode"):
-        dump_bytes(trace, mode="sampled")
-
-
-@st.composite
-def traces(draw: st.DrawFn) -> tuple[Trace, int]:
-    records = draw(st.integers(2, 400))
-    threads = draw(st.integers(1, 4))
-    seed = draw(st.integers(0, 10_000))
-    balanced = draw(st.booleans())
-    trace = generate(records, threads=threads, seed=seed, clock="wall", balanced=balanced)
-    return trace, draw(st.integers(1, 50))
-
-
-@settings(max_examples=40, deadline=None)
-@given(traces(), st.sampled_from(["all", "long-running"]))
-def test_round_trip_in_both_modes(case: tuple[Trace, int], mode: str) -> None:
-    """write -> read -> write -> read -> write settles on the same bytes; the events read are
-    the same in both modes, and the mode is told apart by the bytes alone."""
-    source, per_block = case
-    data = dump_bytes(source, block_events=per_block, mode=mode)
+def test_billions_of_declared_events_allocate_nothing_by_the_count() -> None:
+    """Blocks claiming 2^24 - 1 events each (billions in all) over a few bytes each."""
+    block = (
+        struct.pack("<BI", 2, 1)
+        + (2**24 - 1).to_bytes(3, "little")
+        + bytes(4)
+        + sleb(RUN)
+        + b"\x01"
+    )
+    data = block * 300 + infos(RUN)
+    tracemalloc.start()
     try:
         trace = load(data)
-    except TraceFormatError:
-        assert len(source.events) == 0
-        return
-    trace.validate()
-    want = "all-methods" if mode == "all" else "long-running-methods"
-    assert trace.header.options["mode"] == want
-    again = dump_bytes(trace, block_events=per_block, mode=mode)  # threads in the order read
-    assert events_of(load(again)) == events_of(trace)
-    if "exit-without-entry" not in {d.code for d in trace.diagnostics}:  # else a row is added
-        assert dump_bytes(load(again), block_events=per_block, mode=mode) == again
-    other = load(dump_bytes(source, block_events=per_block, mode="long-running"))
-    assert events_of(trace) == events_of(other)
-    assert np.array_equal(trace.events.thread, other.events.thread)
-
-
-def test_timeless_all_methods_dump_is_refused_in_one_line() -> None:
-    """ART's stored `DumpBuffer` writes one SLEB128 delta of `ArtMethod* | action` per event
-    (exits as 1 after an entry, 0 after an exit) and no time: said, not misread."""
-    run, work = 0x7F00_1000, 0x7F00_2000
-    events = [run, work - run, 1, 0, work - (run | 1), 1, 0]  # enter, enter, exit, exit, ...
-    payload = b"".join(sleb(v) for v in events)
-    head = struct.pack("<BI", 2, 42) + len(events).to_bytes(3, "little") + b"\xab\xcd\xef\x01"
-    name = b"main"
-    infos = struct.pack("<BIH", 0, 42, len(name)) + name
-    for ptr, text in ((run, b"a.B\trun\t()V\tB.java\n"), (work, b"a.B\twork\t()V\tB.java\n")):
-        infos += struct.pack("<BQH", 1, ptr, len(text)) + text
-    with pytest.raises(TraceFormatError, match="without timestamps") as caught:
-        load(head + payload + infos)
-    assert "\n" not in str(caught.value)
+        trace.validate()
+        peak = tracemalloc.get_traced_memory()[1]
+    except TraceError as exc:
+        peak = tracemalloc.get_traced_memory()[1]
+        assert "\n" not in str(exc)
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20

@@ -3,8 +3,8 @@ the reader tests (tests/readers/test_corpus_load.py: the numbers of each file re
 of each refusal), the golden summaries and the every-command test
 (tests/cli/test_every_command_on_corpus.py: a refused file gets the same one-line refusal,
 exit status 2, from every command). A new file of the corpus, or a file a new reader starts
-reading (the simpleperf recordings once readers/simpleperf/ lands), is one entry changed here
-(and its golden summary rewritten with `pytest --update-golden`).
+reading, is one entry changed here (and its golden summary rewritten with
+`pytest --update-golden`).
 
 Counts come from the format, not from this reader: records = (file size − data start) //
 record size (the data start is after `*end\\n` + the header's offset-to-data); threads = key
@@ -112,18 +112,23 @@ EXPECTED: dict[str, Reads | Refused] = {
     "sentry-vroom-specto/malformed.trace": Refused("at byte 11: the key section has no *end line"),
     # A complete (empty) key and no data header at all.
     "sentry-vroom-specto/version_2.trace": Refused("at byte 16: no data section after the key"),
-    # Android Studio's other recordings (the corpus README names their sources): refused in one
-    # line naming what they are until readers/simpleperf/ reads simpleperf's
-    "firefox-profiler/simpleperf-cpu-clock.trace": Refused("this is a simpleperf recording"),
-    "grishberg-simpleperf-parser/simpleperf_callchain.trace": Refused(
-        "this is a simpleperf recording"
+    # simpleperf report-sample files (Studio's "Callstack sample"): events from stack diffs
+    # (tests/readers/test_simpleperf_corpus.py checks them against an independent reading)
+    "firefox-profiler/simpleperf-cpu-clock.trace": _reads(
+        "simpleperf", 1, "dual", 17820, 15, 2212, True, set(),
     ),
-    # its first 12 bytes (magic and version) are cut off: no format to name
+    "grishberg-simpleperf-parser/simpleperf_callchain.trace": _reads(
+        "simpleperf", 1, "dual", 31902, 26, 509, True, set(),
+    ),
+    # simpleperf records without the SIMPLEPERF magic and version (read with --salvage)
     "grishberg-simpleperf-parser/simpleperf_malformed.trace": Refused(
-        "at byte 0: not an Android method trace"
+        "at byte 0: this is a simpleperf"
     ),
-    "sidky-nowinandroid/trace.perfetto-trace": Refused("this is a Perfetto protobuf trace"),
-    "aosp-studio-tpd/unity.heapprofd": Refused("this is a Perfetto protobuf trace"),
+    # Perfetto traces: named, with what to do with them
+    "sidky-nowinandroid/trace.perfetto-trace": Refused(
+        "at byte 0: this is a Perfetto system trace"
+    ),
+    "aosp-studio-tpd/unity.heapprofd": Refused("at byte 0: this is a Perfetto system trace"),
 }  # fmt: skip
 
 

@@ -1,5 +1,6 @@
 """The engine: a loaded `Trace` -> call table -> statistics, merged trees, layouts (pure
-functions, no I/O), served to every front end by one `Session` per trace and a `Query`.
+functions, no I/O), served to every front end by one `Session` per trace and a `Query` (which
+`Session.resolve` makes from what a user asked, an `Ask`).
 Semantics and policies: docs/engine.md; shape: docs/architecture.md.
 
 The submodules are imported by name (`traceview.analysis.profile` stays the module).
@@ -7,18 +8,18 @@ The submodules are imported by name (`traceview.analysis.profile` stays the modu
 
 from __future__ import annotations
 
+from traceview.analysis.ask import Ask, Resolved
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree
-from traceview.analysis.columnar import Table
-from traceview.analysis.flame import FlameLayout
+from traceview.analysis.layout.flame import FlameLayout
 from traceview.analysis.profile import Profile
 from traceview.analysis.query import Clock, Query, Rename, TimeRange
-from traceview.analysis.selection import Selection
 from traceview.analysis.session import Session
 from traceview.analysis.threads import ThreadPick, UnknownThread
 from traceview.analysis.view import View
 
 __all__ = [
+    "Ask",
     "CallTable",
     "CallTree",
     "Clock",
@@ -26,9 +27,8 @@ __all__ = [
     "Profile",
     "Query",
     "Rename",
-    "Selection",
+    "Resolved",
     "Session",
-    "Table",
     "ThreadPick",
     "TimeRange",
     "UnknownThread",

@@ -1,5 +1,5 @@
 """The call table: every enter/exit pair of a trace as one row, built from the events by a compiled
-pass (analysis/_stack.py; the numpy pairing of analysis/_pairing.py repairs unmatched threads).
+pass (kernels/pairing.py; the numpy pairing of analysis/pairing.py repairs unmatched threads).
 
 `build_calls(trace) -> CallTable` is the first step of every analysis (profile, trees, the
 viewer's timeline). Rows are in depth-first pre-order within each thread, threads contiguous in
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._pairing import Paired, pair_thread, repair_sequence
+from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -126,7 +126,7 @@ class CallTable:
         subtree, so that no child is cut from its parent; `incl` may pass the already computed
         inclusive times.
         """
-        from traceview.analysis._exclusive import exclusive_times
+        from traceview.analysis.kernels.exclusive import exclusive_times
 
         lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
         given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
@@ -212,7 +212,7 @@ class CallTable:
 
     def validate(self) -> None:
         """Check the table's invariants; raise AssertionError naming the broken one."""
-        from traceview.analysis._checks import check_calls
+        from traceview.analysis.checks import check_calls
 
         check_calls(self)
 
@@ -221,11 +221,11 @@ def build_calls(trace: Trace) -> CallTable:
     """Reconstruct every call of `trace` (see the module docstring for the policies).
 
     A compiled pass pairs every thread's records at once, in file order, straight into the
-    table's columns (analysis/_stack.py: each thread's rows and stack sized exactly by a first
+    table's columns (kernels/pairing.py: each thread's rows and stack sized exactly by a first
     pass, so no per-thread temporaries); a thread whose exit names another method than its
     enter is paired again by `pair_records`, which repairs the sequence, and put in its place.
     """
-    from traceview.analysis import _stack
+    from traceview.analysis.kernels import pairing as _stack
 
     ev = trace.events
     n_threads = len(trace.threads)

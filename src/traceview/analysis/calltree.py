@@ -1,6 +1,6 @@
 """Merged call paths: the top-down tree (calls with the same path from the root merged) and the
 bottom-up tree (exclusive time attributed to each method, then to its callers), as column
-tables. Built from a `CallTable` by compiled kernels (analysis/_merging.py: one pass over the
+tables. Built from a `CallTable` by compiled kernels (analysis/kernels/merging.py: one pass over the
 calls; the bottom-up tree from the top-down one, whose merged nodes are far fewer than the
 calls); consumed by `traceview tree`, the text exporters, the flame graphs and the viewer.
 """
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import CallTable
 from traceview.analysis.ranges import Segments, ThreadCut, whole_thread
+from traceview.analysis.workers import default_workers, parallel_map, pieces
 from traceview.model import Trace
 
 if TYPE_CHECKING:
-    from traceview.analysis._merging import Store
+    from traceview.analysis.kernels.merging import Store
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -60,12 +60,12 @@ def top_down(
     caller does not count going under its nearest counted ancestor, as in `filters.subset`;
     a node's exclusive time is its inclusive minus its children's.
 
-    One compiled pass over the calls (analysis/_merging.py) reads the times straight from the
+    One compiled pass over the calls (analysis/kernels/merging.py) reads the times straight from the
     events and clips them as it reads, so no table and no call-sized column is made. The rows
     are cut into `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere (a piece
     starting inside a call begins with that call's callers), merged on as many threads and
     the pieces' nodes added up."""
-    from traceview.analysis import _merging as kernels
+    from traceview.analysis.kernels import merging as kernels
 
     clocks = calls.clocks
     ev = calls.trace.events
@@ -107,7 +107,7 @@ def bottom_up(
 
 def invert(tree: CallTree, max_depth: int = 64) -> CallTree:
     """The bottom-up tree of a top-down `tree` (up to `max_depth` callers per path)."""
-    from traceview.analysis import _merging as kernels
+    from traceview.analysis.kernels import merging as kernels
 
     clocks = tree.clocks
     excl = [tree.excl[c] for c in clocks] or [np.zeros(len(tree), dtype=np.int64)]
@@ -135,7 +135,7 @@ def _finish(
     """The `k` merged nodes of `store` (ids: parents first) in depth-first pre-order, children
     by decreasing inclusive on the first clock (ties by method row). A top-down node's
     exclusive time is its inclusive minus its children's; a bottom-up node's is its weight."""
-    from traceview.analysis import _merging as kernels
+    from traceview.analysis.kernels import merging as kernels
 
     parent = np.ascontiguousarray(store[1][:k, 0])
     method, depth = store[1][:k, 1], store[1][:k, 2]

@@ -19,8 +19,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._pairing import Paired
-from traceview.analysis._workers import biggest_first_map, default_workers
 from traceview.analysis.calls import (
     REPAIRS,
     ThreadRows,
@@ -29,7 +27,9 @@ from traceview.analysis.calls import (
     repair_diagnostics,
     thread_sizes,
 )
+from traceview.analysis.pairing import Paired
 from traceview.analysis.profile import EdgeTable, Profile, ThreadPart, merge_parts, thread_stats
+from traceview.analysis.workers import biggest_first_map, default_workers
 from traceview.model import EventTable, Trace
 
 I64 = npt.NDArray[np.int64]

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis._workers import default_workers, parallel_map, pieces
 from traceview.analysis.calls import RECURSIVE, CallTable
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
+from traceview.analysis.workers import default_workers, parallel_map, pieces
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -132,7 +132,7 @@ class Profile:
 
     def validate(self) -> None:
         """Check the profile invariants (see `_checks.check_profile`)."""
-        from traceview.analysis._checks import check_profile
+        from traceview.analysis.checks import check_profile
 
         check_profile(self)
 
@@ -288,7 +288,7 @@ def cut_parts(
     threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
     (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
     same calls (`direct_profile`, without a call table)."""
-    from traceview.analysis import _clipping as kernels
+    from traceview.analysis.kernels import edges as kernels
 
     if not cuts:
         return []

@@ -1,16 +1,16 @@
 """`Query`: what a user selected — threads, a clock, a time range, "my code" packages and a
 method renaming — as one frozen, hashable value.
 
-Every front end (CLI options, the viewer's URL parameters, the service, the Python API) builds
-a `Query` through `Session.query(...)`, which checks it against the trace and fills in the
-defaults, and every derived view is a function of (session, query). The rules that decide a
+Every front end (CLI options, the viewer's URL parameters, the Python API) writes what a user
+asked as an `Ask` (analysis/ask.py), which `Session.resolve(ask)` turns into a `Query` through
+`Session.query(...)`: it checks the values against the trace and fills in the defaults, and
+every derived view is a function of (session, query). The rules that decide a
 default are written here once: `default_clock` (the clock numbers are shown on) and
 `range_clock` (the clock time ranges and the timeline are on).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -22,9 +22,6 @@ CLOCKS: tuple[Clock, ...] = ("cpu", "wall")
 # what a time range may be on: a clock, or "axis", the timeline axis of a trace without a
 # wall clock, reconstructed from the order of records (analysis/axis.py)
 RangeClock = Literal["cpu", "wall", "axis"]
-
-_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_DURATION = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*(ns|us|µs|ms|s)\s*$")
 
 
 class Rename(Hashable, Protocol):
@@ -47,6 +44,16 @@ class TimeRange:
         if self.hi < self.lo:
             raise ValueError(f"time range ends before it starts ({self.lo} > {self.hi} ns)")
 
+    def narrowed(self, other: TimeRange | None) -> TimeRange:
+        """This range narrowed by `other` on the same clock: their overlap (empty at the later
+        start when they are disjoint); a range on another clock replaces it, None keeps it."""
+        if other is None:
+            return self
+        if other.clock != self.clock:
+            return other
+        lo, hi = max(self.lo, other.lo), min(self.hi, other.hi)
+        return TimeRange(lo, max(lo, hi), self.clock)
+
 
 @dataclass(frozen=True)
 class Query:
@@ -55,8 +62,8 @@ class Query:
     trace; `my_code`: package prefixes whose frames stay (others fold into their caller),
     dotted and sorted; `rename`: a method renaming applied to every name shown.
 
-    Build one with `Session.query(...)`: it validates the values and resolves the defaults,
-    so two queries that select the same thing are equal.
+    Build one with `Session.resolve(ask)` or `Session.query(...)`: they validate the values
+    and resolve the defaults, so two queries that select the same thing are equal.
     """
 
     threads: tuple[int, ...] | None
@@ -86,26 +93,10 @@ def range_clock(trace: Trace) -> Clock:
 
 
 def normalise_prefixes(prefixes: str | Iterable[str] | None) -> tuple[str, ...]:
-    """`com.a,org/b/` style package prefixes: dotted, stripped, empty ones dropped, sorted."""
+    """`com.a,org/b/` style package prefixes (one text or several, each split at commas):
+    dotted, stripped, empty ones dropped, sorted and distinct."""
     if prefixes is None:
         return ()
-    parts = prefixes.split(",") if isinstance(prefixes, str) else list(prefixes)
-    out = {p.strip().replace("/", ".").strip(".") for p in parts}
+    words = [prefixes] if isinstance(prefixes, str) else list(prefixes)
+    out = {p.strip().replace("/", ".").strip(".") for w in words for p in w.split(",")}
     return tuple(sorted(p for p in out if p))
-
-
-def duration_ns(text: str) -> int:
-    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (a unit is required, except for 0); ValueError
-    otherwise. The one parser of durations for the CLI's `--from`/`--to` and the Python API."""
-    if text.strip() == "0":
-        return 0
-    m = _DURATION.match(text)
-    if m is None:
-        raise ValueError(
-            f"bad duration {text!r}: a number with a unit (s, ms, us, ns), e.g. 1.5s or 300ms"
-        )
-    whole, _, frac = m.group(1).partition(".")
-    unit = _UNITS[m.group(2)]
-    return (
-        int(whole) * unit + int(frac.ljust(9, "0")) * unit // 10**9 if frac else int(whole) * unit
-    )

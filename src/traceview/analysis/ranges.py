@@ -11,7 +11,7 @@ threads' records advance the axis, then rises one for one up to the later record
 `cut_thread` lays a range on a table as a small `ThreadCut` per thread: the rows near the
 range (found by binary search, never a scan of the thread) and each clock's bounds. The
 profile and the merged trees take the cuts as they are (`whole_thread` for no range): their
-compiled passes clip each call as they read it (analysis/_clipping.py), so a range makes no
+compiled passes clip each call as they read it (analysis/kernels/edges.py), so a range makes no
 table and no call-sized column.
 """
 

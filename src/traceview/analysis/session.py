@@ -1,35 +1,38 @@
 """`Session`: one analysed trace — its call table, caches and every view a front end shows.
 
-A session answers views for a `Query` (analysis/query.py): `profile(q)`, `top_down(q)`,
-`bottom_up(q)`, `flame(q, kind)`, `timeline()`, `frames(budget)`, `thread_totals(q)`. The CLI,
-the exporters, the viewer and the service differ only in where the query comes from and where
-the view goes. The rules that every front end shares live here once: the main thread, the
-time origin, what a thread name or id selects, and (in analysis/ranges.py) what a time range
-keeps: every call clipped to the range on the range's clock, so all views agree.
+A session turns a user's words (`Ask`, analysis/ask.py) into a `Query` (analysis/query.py) with
+`resolve(ask)` and answers views for it: `profile(q)`, `top_down(q)`, `bottom_up(q)`,
+`flame(q, kind)`, `timeline()`, `frames(budget)`, `thread_totals(q)`. The CLI, the exporters,
+the viewer and the service differ only in where the words come from and where the view goes.
+The rules that every front end shares live here once: the main thread, the time origin, what a
+thread name or id selects, and (in analysis/ranges.py) what a time range keeps: every call
+clipped to the range on the range's clock, so all views agree.
 
-Views are cached per query (a small LRU, built once even when two requests ask at the same
-time); the call table is built on first need — a whole-trace profile is computed without one
-(`analysis.direct`), which is all `traceview -r`, `stats` and `info` need.
+Views are cached per query (`memo`: a small LRU per kind, built once even when two requests
+ask at the same time); the call table is built on first need — a whole-trace profile is
+computed without one (`analysis.direct`), which is all `traceview -r`, `stats` and `info` need.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
+from traceview.analysis.ask import Ask, Resolved, offset_ns
 from traceview.analysis.axis import AXIS, AxisEvents, with_axis
-from traceview.analysis.budget import FrameCalls, frame_calls
 from traceview.analysis.calls import CallTable, build_calls, thread_sizes
 from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.analysis.direct import direct_profile
-from traceview.analysis.flame import FlameLayout, layout
+from traceview.analysis.layout.budget import FrameCalls, frame_calls
+from traceview.analysis.layout.flame import KINDS, FlameLayout, layout
+from traceview.analysis.layout.timeline import Timeline, load_kernels
+from traceview.analysis.memo import Memo
 from traceview.analysis.mycode import keep_packages
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import (
@@ -45,15 +48,11 @@ from traceview.analysis.query import (
 )
 from traceview.analysis.ranges import cut_thread
 from traceview.analysis.threads import ThreadPick, pick_threads
-from traceview.analysis.timeline import Timeline, load_kernels
 from traceview.model import Diagnostic, MethodTable, Trace
-
-if TYPE_CHECKING:
-    from traceview.analysis.selection import Selection
 
 I64 = npt.NDArray[np.int64]
 T = TypeVar("T")
-CACHE_VIEWS = 8  # per kind of view: profiles, trees, filtered tables
+CACHE_VIEWS = 8  # per kind of view: profiles, trees, filtered tables, a room's own numbers
 
 
 class Session:
@@ -74,14 +73,13 @@ class Session:
         self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
         self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
+        # no times at all (an Android 16 all-methods dump): the wall column counts the calls
+        # entered (model.trace.Header), so spans are call counts; every duration shown is absent
+        self.timeless: bool = trace.header.axis == "order"
         self._span: tuple[int, int] | None = None
         self.lock = threading.RLock()
         self._calls = calls
-        self._gates: dict[tuple[int, Any], threading.Lock] = {}
-        self._profiles: OrderedDict[Any, Profile] = OrderedDict()
-        self._trees: OrderedDict[Any, CallTree] = OrderedDict()
-        self._filters: OrderedDict[Any, CallTable] = OrderedDict()
-        self._names: OrderedDict[Any, MethodTable] = OrderedDict()
+        self._cache = Memo(CACHE_VIEWS)
         self._timeline: Timeline | None = None
         self._excl: dict[str, I64] = {}
         self.timings: dict[str, float] = {}  # seconds per engine phase (direct profile)
@@ -156,30 +154,41 @@ class Session:
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
         return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
 
-    def select(
-        self,
-        thread: str | int | Sequence[str | int] | None = None,
-        start: str | int | None = None,
-        end: str | int | None = None,
-        clock: str | None = None,
-        my_code: str | Sequence[str] | None = None,
-        methods: str | Sequence[str] | None = None,
-    ) -> Selection:
-        """The Python API's composable selection (analysis/selection.py): threads by name or
-        id, a time range from the trace's start (`"1.5s"` or int ns), a clock, "my code"
-        packages, method patterns; narrow it further with its methods."""
-        from traceview.analysis.selection import Selection
-
-        sel = Selection(self, self.query(clock=clock))
-        if thread is not None:
-            sel = sel.thread(*([thread] if isinstance(thread, str | int) else thread))
-        if start is not None or end is not None:
-            sel = sel.range(start, end)
-        if my_code:
-            sel = sel.my_code(*([my_code] if isinstance(my_code, str) else my_code))
-        if methods:
-            sel = sel.methods(*([methods] if isinstance(methods, str) else methods))
-        return sel
+    def resolve(self, ask: Ask, within: Query | None = None) -> Resolved:
+        """The checked `Query` of a user's words plus notes; ValueError (TypeError for a time
+        that is neither text nor int) names a bad word, an unknown thread with close names.
+        Thread names and ids select as `pick_threads` says, thread rows add to them; none
+        named is every thread, or the main thread with `ask.main`; `start`/`end` are from the
+        trace's start on the timeline axis (`time_range`). `within`: narrow that query (the
+        Python API's steps): threads and ranges intersect, "my code" packages add up, a clock
+        or a renaming replaces its own."""
+        rows: set[int] | None = None
+        notes: tuple[str, ...] = ()
+        if ask.threads:
+            pick = self.pick_threads(ask.threads)
+            rows, notes = set(pick.rows), pick.notes
+        if ask.rows:
+            rows = (rows or set()) | {int(r) for r in ask.rows}
+        if rows is None and ask.main and len(self.trace.threads):
+            rows = {self.main_thread()}
+        lo, hi = offset_ns(ask.start, "start"), offset_ns(ask.end, "end")
+        if lo is not None and hi is not None and hi < lo:
+            raise ValueError(f"time range ends before it starts ({ask.start!r} > {ask.end!r})")
+        tr = self.time_range(lo, hi)
+        clock, my_code, rename = ask.clock, ask.my_code, ask.rename
+        if within is not None:
+            if rows is None:
+                rows = None if within.threads is None else set(within.threads)
+            elif within.threads is not None:
+                rows &= set(within.threads)
+                if not rows:
+                    said = ", ".join(repr(w) for w in (*ask.threads, *ask.rows))
+                    raise ValueError(f"{said} selects none of the threads already selected")
+            tr = tr if within.time_range is None else within.time_range.narrowed(tr)
+            clock = clock or within.clock
+            my_code = (*within.my_code, *my_code)
+            rename = within.rename if rename is None else rename
+        return Resolved(self.query(rows, clock, tr, my_code, rename), notes)
 
     @property
     def origin(self) -> int:
@@ -230,7 +239,7 @@ class Session:
         rename = q.rename if q is not None else None
         if rename is None:
             return self.trace.methods
-        return self._memo(self._names, rename, lambda: rename.methods(self.trace.methods))
+        return self.memo("names", rename, lambda: rename.methods(self.trace.methods))
 
     # -- views -------------------------------------------------------------------------------
 
@@ -246,28 +255,32 @@ class Session:
             rc = tr.clock if tr is not None else None
             return profile(self.filtered(q), threads=q.threads, time_range=rng, range_clock=rc)
 
-        return self._memo(self._profiles, self._key(q), build)
+        return self.memo("profile", self._key(q), build)
 
     def top_down(self, q: Query) -> CallTree:
         """Calls merged by path from the root; with a range each call counts its clipped time
         (exclusive = clipped inclusive - the children's clipped inclusive)."""
+        return self.memo("tree", (*self._key(q), "top"), lambda: self._top_down(q))
 
-        def build() -> CallTree:
-            calls, tr = self.filtered(q), q.time_range
-            if tr is None:
-                return top_down(calls, q.threads)
-            rows = range(len(calls.thread_ranges)) if q.threads is None else q.threads
-            cuts = [cut_thread(calls, t, calls.clocks, tr.clock, (tr.lo, tr.hi)) for t in rows]
-            return top_down(calls, cuts=cuts)
+    def top_down_per_thread(self, q: Query) -> tuple[tuple[int, CallTree], ...]:
+        """(thread row, its merged top-down tree) for each of `busy_threads(q)`, `q` narrowed to
+        it; kept as one cache entry, so a forest of many threads never evicts other views."""
 
-        return self._memo(self._trees, (*self._key(q), "top"), build)
+        def build() -> tuple[tuple[int, CallTree], ...]:
+            rows = self.busy_threads(q)
+            return tuple((t, self._top_down(replace(q, threads=(t,)))) for t in rows)
+
+        return self.memo("tree", (*self._key(q), "per-thread"), build)
 
     def bottom_up(self, q: Query) -> CallTree:
         """Exclusive time by method, then by caller path (the inverted top-down tree)."""
-        return self._memo(self._trees, (*self._key(q), "bottom"), lambda: invert(self.top_down(q)))
+        return self.memo("tree", (*self._key(q), "bottom"), lambda: invert(self.top_down(q)))
 
     def flame(self, q: Query, kind: str = "graph") -> FlameLayout:
-        """The merged tree laid out as a flame graph ("graph"), top-down or bottom-up chart."""
+        """The merged tree laid out as a flame graph ("graph"), top-down or bottom-up chart;
+        ValueError for another kind."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown flame kind {kind!r} (expected one of {', '.join(KINDS)})")
         tree = self.bottom_up(q) if kind == "bottomup" else self.top_down(q)
         return layout(tree, kind, q.clock, methods=self.methods(q))
 
@@ -329,9 +342,15 @@ class Session:
         if not q.my_code:
             return self.calls
         key = (q.my_code, q.rename)
-        return self._memo(
-            self._filters, key, lambda: keep_packages(self.calls, q.my_code, self.methods(q))
+        return self.memo(
+            "filtered", key, lambda: keep_packages(self.calls, q.my_code, self.methods(q))
         )
+
+    def busy_threads(self, q: Query) -> list[int]:
+        """The query's thread rows that have records, in row order (the parts of a per-thread
+        export)."""
+        rows = range(len(self.trace.threads)) if q.threads is None else q.threads
+        return [int(t) for t in rows if self.thread_records[t] > 0]
 
     def selection(self, q: Query) -> CallTable:
         """The calls a query looks at as a table: "my code" folded, then, for a time range, cut
@@ -348,24 +367,16 @@ class Session:
         only names methods, unless "my code" matches packages by the renamed names."""
         return (q.threads, q.time_range, q.my_code, q.rename if q.my_code else None)
 
-    def _memo(self, store: OrderedDict[Any, T], key: Any, build: Callable[[], T]) -> T:
-        """`store[key]`, built once: a second request for a key being built waits for it
-        (the background warm-up and the first click ask for the same tree)."""
-        with self.lock:
-            hit = store.get(key)
-            if hit is not None:
-                store.move_to_end(key)
-                return hit
-            gate = self._gates.setdefault((id(store), key), threading.Lock())
-        with gate:
-            with self.lock:
-                hit = store.get(key)
-            if hit is not None:
-                return hit
-            value = build()
-            with self.lock:
-                store[key] = value
-                while len(store) > CACHE_VIEWS:
-                    store.popitem(last=False)
-                self._gates.pop((id(store), key), None)
-        return value
+    def _top_down(self, q: Query) -> CallTree:
+        calls, tr = self.filtered(q), q.time_range
+        if tr is None:
+            return top_down(calls, q.threads)
+        rows = range(len(calls.thread_ranges)) if q.threads is None else q.threads
+        cuts = [cut_thread(calls, t, calls.clocks, tr.clock, (tr.lo, tr.hi)) for t in rows]
+        return top_down(calls, cuts=cuts)
+
+    def memo(self, kind: str, key: Hashable, build: Callable[[], T]) -> T:
+        """The value of `kind` for `key` kept in this session (a small LRU per kind, built once
+        under concurrent requests): how a room above the session (dmtracedump's numbers) keeps
+        what it derives from this trace without a cache of its own."""
+        return self._cache.get(kind, key, build)

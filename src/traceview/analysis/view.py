@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from traceview.analysis.calltree import CallTree
-from traceview.analysis.flame import FlameLayout
+from traceview.analysis.layout.flame import FlameLayout
 from traceview.analysis.profile import Profile
 from traceview.analysis.query import Query
 from traceview.analysis.session import Session

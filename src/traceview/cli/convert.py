@@ -1,6 +1,8 @@
 """`traceview convert IN OUT [--to VARIANT] [--version N] [--clock C] [--style S] [--generation G]`
 reads any trace and writes it as another variant (default: a regular v1-v3 file that old
-traceview, Android Studio and dmtracedump open).
+traceview, Android Studio and dmtracedump open). An Android 16 long-running dump (a file, or
+one process of an ANR report with `--process`) becomes a regular trace in µs; an all-methods
+dump, which has no times, is refused for every variant but `low-overhead`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", type=int, choices=(1, 2, 3), help="V1 version (default: kept)")
     p.add_argument("--clock", choices=CLOCKS, help="clock to write (drop one clock of dual)")
     p.add_argument("--style", choices=("art", "dalvik"), help="key lines as ART or Dalvik wrote")
+    p.add_argument(
+        "--process",
+        metavar="NAME|PID",
+        help="an ANR report or bugreport zip: whose dump to convert (default: the first)",
+    )
     p.add_argument(
         "--generation",
         choices=("alpha", "beta", "gamma"),
@@ -70,7 +77,7 @@ def main(argv: list[str]) -> int:
         print(f"traceview convert: refusing to overwrite the input {src}", file=sys.stderr)
         return 2
     try:
-        trace = load(src)
+        trace = load(src, process=args.process)
         paths = write(
             trace,
             out,

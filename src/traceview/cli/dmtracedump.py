@@ -8,6 +8,12 @@ handling of unbalanced stacks, `traceview` uses the engine's (docs/engine.md). T
 clock is dmtracedump's, the first time field of each record (thread CPU when the trace has
 it). `-g` writes DOT and renders it with Graphviz `dot` (PNG, SVG or PDF by the suffix;
 `.dot` writes the DOT itself). `TRACEVIEW_TIMINGS=1` prints the phases on stderr.
+
+Each output is a registered format (`dmtracedump`, `dmtracedump-html`, `dmtracedump-events`,
+`dot`, and for `-d` the pair formats `dmtracedump-diff`, `dmtracedump-diff-html`) built with
+its own options: `--policy` where the format takes it (refused with `-o`, whose dump has no
+stack policy); `-s` and `-t` go to the formats reading them and are otherwise accepted and
+unused, as dmtracedump accepts them.
 """
 
 from __future__ import annotations
@@ -16,16 +22,22 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from traceview.analysis.dmtracedump.numbers import report_clock
+from traceview.analysis.query import CLOCKS
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.options import CliError
 from traceview.cli.parser import Parser
-from traceview.exporters import Options, get
+from traceview.exporters import Format, Pair, get
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+FLAGS = {"policy": "--policy", "script_url": "-s", "threshold": "-t"}
+LENIENT = ("script_url", "threshold")  # dmtracedump's getopt takes them in any combination
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,17 +51,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--help", action="help", help="show this help and exit")
     p.add_argument("-h", dest="html", action="store_true", help="HTML output")
     p.add_argument("-o", dest="events", action="store_true", help="dump the records instead")
-    p.add_argument("-s", dest="sortable", metavar="URL", help="URL base of sortable.js")
+    p.add_argument("-s", dest="script_url", metavar="URL", help="URL base of sortable.js")
     p.add_argument("-d", dest="other", metavar="TRACE", help="compare with this trace (Run 1)")
     p.add_argument("-g", dest="graph", metavar="OUTFILE", help="write the call graph here")
     p.add_argument("-k", dest="keep", action="store_true", help="keep OUTFILE.dot with -g")
-    p.add_argument(
-        "-t", dest="threshold", type=int, default=-1, metavar="PERCENT", help="graph threshold"
-    )
+    p.add_argument("-t", dest="threshold", type=int, metavar="PERCENT", help="graph threshold")
     p.add_argument(
         "--policy",
         choices=("dmtracedump", "traceview"),
-        default="dmtracedump",
         help="unbalanced stacks as dmtracedump handles them (default) or as traceview does",
     )
     options.add_selection(p)
@@ -57,15 +66,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _view(path: str, args: argparse.Namespace) -> View:
-    # the report reads one clock: drop the other's times, unless a range needs the wall
-    # clock to be placed on (its default timeline)
+    # the report reads one clock (dmtracedump's rule): drop the other's times, unless a range
+    # needs the wall clock to be placed on (its default timeline)
     ranged = args.start is not None or args.stop is not None
-    session = options.open_trace(path, args, only_clock=None if ranged else args.clock or "cpu")
-    if args.clock is None:  # dmtracedump's clock: the first time field
-        args.clock = "cpu" if "cpu" in session.clocks else "wall"
-    if args.clock not in session.clocks:
-        raise CliError(f"this trace has no {args.clock} clock")
-    return View(session, options.query(args, session))
+    only = None if ranged else report_clock(CLOCKS, args.clock)
+    session = options.open_trace(path, args, only_clock=only)
+    try:
+        clock = report_clock(session.clocks, args.clock)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    words = replace(options.ask(args, session), clock=clock)
+    return View(session, options.resolve(session, words))
 
 
 def main(argv: list[str]) -> int:
@@ -73,30 +84,29 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     timings = os.environ.get("TRACEVIEW_TIMINGS") == "1"
     marks = [("start", time.perf_counter(), time.process_time())]
-    clock = args.clock
+    if args.events:
+        fmt = get("dmtracedump-events")
+    elif args.other is not None:
+        fmt = get("dmtracedump-diff-html" if args.html else "dmtracedump-diff")
+    else:
+        fmt = get("dmtracedump-html" if args.html else "dmtracedump")
+    opts = _options(fmt, args)
+    graph = get("dot") if args.graph is not None and args.other is None else None
+    graph_opts = _options(graph, args) if graph is not None else None
     view = _view(args.trace, args)
     marks.append(("load", time.perf_counter(), time.process_time()))
     reuse_freed_memory()  # as `traceview -r`: each thread's temporaries reuse the last's
-    opts = Options(policy=args.policy, threshold=args.threshold, script_url=args.sortable)
-    for note in _notes(view, opts):  # computes the statistics the report prints
+    for note in _notes(view, args.policy):  # computes the statistics the report prints
         print(f"dmtracedump: note: {note}", file=sys.stderr)
     marks.append(("analysis", time.perf_counter(), time.process_time()))
-    if args.events:
-        options.write(get("dmtracedump-events"), view, None, opts)
-    elif args.other is not None:
-        from traceview.exporters.dmtracedump_diff import export_diff
-
-        args.clock = clock
-        run1 = _view(args.other, args)
-        with options.output(None, binary=True) as out:
-            export_diff(run1, view, out, opts, html=args.html)
+    if args.other is not None:
+        options.write(fmt, Pair(_view(args.other, args), view), None, opts)
     else:
-        exporter = get("dmtracedump-html" if args.html else "dmtracedump")
-        options.write(exporter, view, None, opts)
+        options.write(fmt, view, None, opts)
         sys.stdout.flush()
         marks.append(("output", time.perf_counter(), time.process_time()))
-        if args.graph is not None:
-            _graph(view, args.graph, args.keep, opts)
+        if graph is not None:
+            _graph(graph, view, args.graph, args.keep, graph_opts)
     sys.stdout.flush()
     marks.append(("end", time.perf_counter(), time.process_time()))
     if timings:
@@ -108,13 +118,19 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _notes(view: View, opts: Options) -> list[str]:
-    from traceview.analysis.compat import legacy_profile
+def _options(fmt: Format, args: argparse.Namespace) -> Any:
+    """`fmt`'s options from the flags given; `--policy` refused where it does not apply."""
+    flags = {k: v for k, v in FLAGS.items() if k not in LENIENT or k in fmt.flags()}
+    return options.format_options("dmtracedump", fmt, args, flags)
 
-    return legacy_profile(view.session, view.query, opts.policy or "dmtracedump").notes
+
+def _notes(view: View, policy: str | None) -> list[str]:
+    from traceview.analysis.dmtracedump.numbers import legacy_profile
+
+    return legacy_profile(view.session, view.query, policy or "dmtracedump").notes
 
 
-def _graph(view: View, target: str, keep: bool, opts: Options) -> None:
+def _graph(graph: Format, view: View, target: str, keep: bool, opts: Any) -> None:
     """Write the call graph: DOT for a .dot/.gv name, else rendered by Graphviz `dot`."""
     import shutil
     import subprocess
@@ -123,7 +139,7 @@ def _graph(view: View, target: str, keep: bool, opts: Options) -> None:
     path = Path(target)
     suffix = path.suffix.lower()
     if suffix in (".dot", ".gv"):
-        options.write(get("dot"), view, target, opts)
+        options.write(graph, view, target, opts)
         return
     fmt = FORMATS.get(suffix, "png")
     dot = shutil.which("dot")
@@ -131,12 +147,12 @@ def _graph(view: View, target: str, keep: bool, opts: Options) -> None:
         raise CliError("-g needs Graphviz's `dot` on PATH (e.g. apt-get install graphviz)")
     if keep:
         dot_path = Path(f"{target}.dot")
-        options.write(get("dot"), view, str(dot_path), opts)
+        options.write(graph, view, str(dot_path), opts)
     else:
         fd, name = tempfile.mkstemp(suffix=".dot")
         os.close(fd)
         dot_path = Path(name)
-        options.write(get("dot"), view, name, opts)
+        options.write(graph, view, name, opts)
     try:
         run = subprocess.run(
             [dot, f"-T{fmt}", "-o", str(path), str(dot_path)], capture_output=True, text=True

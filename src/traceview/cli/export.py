@@ -1,26 +1,41 @@
 """`traceview export TRACE -o OUT [--format F]`: the selection in a format other tools read.
 
 The format is `--format`, or guessed from OUT's suffix (`.folded`, `.svg`, `.json` for Chrome's
-Trace Event format, `.speedscope.json`, `.pb.gz`, `.parquet`). `-o -` writes to stdout.
-Values are on the selection's clock (`--clock`), clipped to `--from`/`--to`; formats that can
-carry both clocks carry both. Parquet writes a directory (OUT) of the tables `traceview
-sql` queries (docs/tables.md).
+Trace Event format, `.speedscope.json`, `.pb.gz` or `.pb`, `.parquet`) by the registry alone.
+`-o -` writes to stdout. Values are on the selection's clock (`--clock`), clipped to
+`--from`/`--to`; formats that can carry both clocks carry both. Parquet writes a directory
+(OUT) of the tables `traceview sql` queries (docs/tables.md). The trace is opened through the
+one open path (`--max-size`, `--salvage`), and each format takes only its own flags: a flag
+the format does not take is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
 from traceview.cli.parser import Parser
-from traceview.exporters import Exporter, Options, for_path, get
+from traceview.exporters import REGISTRY, Format, for_path, get, names
 
-# the interchange formats (docs/formats.md); every other registered format is accepted too
+# the interchange formats (docs/formats.md), preferred when a suffix is shared (`.json`);
+# every other format of one trace is accepted too
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
+ONE_TRACE = names("view", "directory")
+# the format options this command offers: option name -> flag
+FLAGS = {"merge_threads": "--merge-threads", "title": "--title"}
+
+
+def listing() -> str:
+    """The formats of one trace with their suffixes, from the registry (imports none)."""
+    lines = ["formats (--format, or guessed from these suffixes):"]
+    for name in ONE_TRACE:
+        _, suffixes, _, _, description = REGISTRY[name]
+        lines.append(f"  {name:<19} {' '.join(suffixes) or '(no suffix)'}")
+        lines.append(f"  {'':<19} {description}")
+    return "\n".join(lines)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,6 +44,8 @@ def parser() -> argparse.ArgumentParser:
         prog="traceview export",
         description="Write the selection as folded stacks, an SVG flame graph, Chrome trace "
         "events, a speedscope profile, a pprof profile or Parquet tables.",
+        epilog=listing(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     options.add_trace(p)
     options.add_output(p, json=False)
@@ -36,34 +53,46 @@ def parser() -> argparse.ArgumentParser:
         "-f",
         "--format",
         metavar="FORMAT",
-        help=f"one of {', '.join(FORMATS)} (default: from the output's suffix)",
+        help=f"one of {', '.join(FORMATS)}, ... (default: from the output's suffix)",
     )
-    p.add_argument(
+    g = p.add_argument_group("format options (each format takes its own)")
+    g.add_argument(
         "--merge-threads",
         action="store_true",
-        help="one tree for all selected threads (folded, svg, speedscope, pprof); default: "
-        "one per thread",
+        default=None,
+        help="one tree for all selected threads (folded, svg, pprof); default: one per thread",
     )
-    p.add_argument("--title", help="title of the SVG flame graph")
+    g.add_argument(
+        "--title", help="title of the SVG flame graph or speedscope file; Chrome's process name"
+    )
     options.add_selection(p)
     return p
 
 
-def pick(fmt: str | None, target: str | None) -> Exporter[Any]:
-    """The exporter `fmt` names, or the one OUT's suffix implies."""
+def pick(fmt: str | None, target: str | None) -> Format:
+    """The format `fmt` names, or the one OUT's suffix implies (formats of one trace only)."""
     if fmt is not None:
         try:
-            return get(fmt)
+            found = get(fmt)
         except KeyError as exc:
             raise CliError(str(exc.args[0])) from None
+        if found.name not in ONE_TRACE:
+            raise CliError(
+                f"export: {found.name} compares traces, it does not render one "
+                f"(give one of {', '.join(ONE_TRACE)})"
+            )
+        return found
     if target in (None, "-"):
         raise CliError("writing to stdout needs --format (" + ", ".join(FORMATS) + ")")
-    found = for_path(target, FORMATS) or for_path(target)
-    if found is None:
+    guessed = for_path(target, FORMATS) or for_path(target, ONE_TRACE)
+    if guessed is None:
         raise CliError(
             f"cannot tell the format from {target!r}: give --format ({', '.join(FORMATS)})"
         )
-    return found
+    return guessed
+
+
+TIMED = ("chrome", "speedscope", "pprof", "parquet")  # formats whose values are durations
 
 
 def main(argv: list[str]) -> int:
@@ -71,21 +100,18 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.output is None:
         raise CliError("give the output with -o FILE (- for stdout)")
-    exporter = pick(args.format, args.output)
-    session = options.open_trace(args.trace)
+    fmt = pick(args.format, args.output)
+    opts = options.format_options("export", fmt, args, FLAGS)
+    if fmt.subject == "directory" and args.output == "-":
+        raise CliError(f"{fmt.name} writes a directory: give -o DIR")
+    session = options.open_trace(args.trace, args)
+    if session.timeless and fmt.name in TIMED:
+        raise CliError(
+            f"{fmt.name} holds times and this trace has none (an all-methods dump: the order "
+            "of events); folded and svg draw it by count"
+        )
     view = View(session, options.query(args, session))
-    opts = Options(title=args.title, merge_threads=args.merge_threads)
-    if exporter.name == "parquet":
-        from traceview.exporters import parquet
-
-        if args.output == "-":
-            raise CliError("parquet writes a directory: give -o DIR")
-        try:
-            parquet.write_directory(view, args.output)
-        except ImportError as exc:
-            raise CliError(str(exc)) from None
-    else:
-        options.write(exporter, view, args.output, opts)
+    options.write(fmt, view, args.output, opts)
     if args.output != "-":
-        print(f"traceview: wrote {args.output} ({exporter.name})", file=sys.stderr)
+        print(f"traceview: wrote {args.output} ({fmt.name})", file=sys.stderr)
     return 0

@@ -1,7 +1,9 @@
 """The options every command shares, defined once: the trace, the selection (`--thread`,
 `--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the
-one function that opens a trace for every command and the one that turns the parsed selection
-into a `Query`.
+one function that opens a trace for every command, the one that writes the parsed selection
+as the user's words (`Ask`, resolved into a `Query` by `Session.resolve`, as every front end's),
+the one that builds a format's own options from the flags given (refusing a flag the format
+does not take) and the one that writes a format's output.
 
 Errors a user can cause raise `CliError` (one line; `cli/__init__.py` prints it and exits 2).
 """
@@ -16,12 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from traceview.analysis.ask import Ask
+from traceview.analysis.ask import duration_ns as parse_duration
 from traceview.analysis.query import Query, Rename
-from traceview.analysis.query import duration_ns as parse_duration
 from traceview.analysis.session import Session
-from traceview.analysis.threads import UnknownThread
-from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
+from traceview.exporters import Format
 from traceview.model import printable
 
 
@@ -30,12 +31,19 @@ class CliError(Exception):
 
 
 def duration_ns(text: str) -> int:
-    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (`analysis.query.duration_ns`); a bad value is
+    """`1.5s`, `300ms`, `20us`, `800ns` -> ns (`analysis.ask.duration_ns`); a bad value is
     a one-line `CliError`."""
     try:
         return parse_duration(text)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+
+
+def time_text(text: str) -> str:
+    """A `--from`/`--to` time checked now (`duration_ns`: a bad one fails before the trace is
+    read) and kept as the user wrote it."""
+    duration_ns(text)
+    return text
 
 
 _SIZE = re.compile(r"([0-9]{1,15}(?:\.[0-9]{1,9})?)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
@@ -60,7 +68,8 @@ def add_trace(parser: argparse.ArgumentParser) -> None:
 
 
 def add_loading(parser: argparse.ArgumentParser) -> None:
-    """--max-size and --salvage: how much a trace may hold, and reading damaged data anyway."""
+    """--max-size, --salvage and --process: how much a trace may hold, reading damaged data
+    anyway, and which process's dump of an ANR report to read."""
     g = parser.add_argument_group("loading")
     g.add_argument(
         "--max-size",
@@ -72,6 +81,12 @@ def add_loading(parser: argparse.ArgumentParser) -> None:
         "--salvage",
         action="store_true",
         help="read data damaged beyond use anyway (best effort, with diagnostics)",
+    )
+    g.add_argument(
+        "--process",
+        metavar="NAME|PID",
+        help="an ANR report or bugreport zip: whose dump to read (default: the first; "
+        "`traceview info` lists them)",
     )
 
 
@@ -87,9 +102,9 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--clock", choices=("cpu", "wall"), help="clock to sort and lay out by")
     g.add_argument(
-        "--from", dest="start", type=duration_ns, metavar="TIME", help="range start (e.g. 1.5s)"
+        "--from", dest="start", type=time_text, metavar="TIME", help="range start (e.g. 1.5s)"
     )
-    g.add_argument("--to", dest="stop", type=duration_ns, metavar="TIME", help="range end")
+    g.add_argument("--to", dest="stop", type=time_text, metavar="TIME", help="range end")
     g.add_argument(
         "--my-code",
         nargs="+",
@@ -134,7 +149,7 @@ def open_trace(
     path: str, args: argparse.Namespace | None = None, only_clock: str | None = None
 ) -> Session:
     """Load a trace for any command (the one open path) and start its analysis session;
-    `args` carries --max-size and --salvage (`add_loading`).
+    `args` carries --max-size, --salvage and --process (`add_loading`).
 
     `only_clock` ("cpu" or "wall"): a command that reads one clock drops the other's times
     when the trace has both (80 MB less per 10M records); ignored when the trace lacks it.
@@ -144,7 +159,12 @@ def open_trace(
     from traceview.readers import DEFAULT_MAX_SIZE, load
 
     max_size = getattr(args, "max_size", None) or DEFAULT_MAX_SIZE
-    trace = load(path, max_size=max_size, salvage=bool(getattr(args, "salvage", False)))
+    trace = load(
+        path,
+        max_size=max_size,
+        salvage=bool(getattr(args, "salvage", False)),
+        process=getattr(args, "process", None),
+    )
     clocks = trace.events.clocks
     if only_clock in clocks and len(clocks) > 1:
         ev = trace.events
@@ -154,34 +174,35 @@ def open_trace(
     return Session(trace)
 
 
-def query(args: argparse.Namespace, session: Session, default_main: bool = False) -> Query:
-    """The parsed selection as a checked `Query`; notes (a name matching several threads) go
-    to stderr. `default_main`: no --thread means the main thread (else every thread)."""
-    threads: tuple[int, ...] | None = None
-    specs = getattr(args, "thread", None)
-    if specs:
-        try:
-            pick = session.pick_threads(specs)
-        except UnknownThread as exc:
-            raise CliError(printable(str(exc))) from None
-        for note in pick.notes:
-            print(f"traceview: note: {printable(note)}", file=sys.stderr)
-        threads = pick.rows
-    elif default_main and len(session.trace.threads):
-        threads = (session.main_thread(),)
-    start, stop = getattr(args, "start", None), getattr(args, "stop", None)
-    if start is not None and stop is not None and stop < start:
-        raise CliError("--to is before --from")
+def ask(args: argparse.Namespace, session: Session | None = None, main: bool = False) -> Ask:
+    """The parsed selection as the user's words; reads `--mapping` (`rename`). `main`: no
+    --thread means the main thread (else every thread)."""
+    return Ask(
+        threads=tuple(getattr(args, "thread", None) or ()),
+        main=main,
+        clock=getattr(args, "clock", None),
+        start=getattr(args, "start", None),
+        end=getattr(args, "stop", None),
+        my_code=tuple(getattr(args, "my_code", None) or ()),
+        rename=rename(getattr(args, "mapping", None), session),
+    )
+
+
+def resolve(session: Session, words: Ask) -> Query:
+    """`session.resolve(words)`: its notes (a name matching several threads) go to stderr, a
+    bad word is a one-line `CliError`."""
     try:
-        return session.query(
-            threads=threads,
-            clock=getattr(args, "clock", None),
-            time_range=session.time_range(start, stop),
-            my_code=getattr(args, "my_code", None),
-            rename=rename(getattr(args, "mapping", None), session),
-        )
-    except ValueError as exc:
+        resolved = session.resolve(words)
+    except ValueError as exc:  # an unknown thread (with close names), clock or range
         raise CliError(printable(str(exc))) from None
+    for note in resolved.notes:
+        print(f"traceview: note: {printable(note)}", file=sys.stderr)
+    return resolved.query
+
+
+def query(args: argparse.Namespace, session: Session, default_main: bool = False) -> Query:
+    """The parsed selection as a checked `Query` (`ask`, then `resolve`)."""
+    return resolve(session, ask(args, session, default_main))
 
 
 def rename(mapping: str | None, session: Session | None = None) -> Rename | None:
@@ -229,9 +250,35 @@ def output(target: str | None, binary: bool = False) -> Iterator[IO[Any]]:
         tmp.unlink(missing_ok=True)
 
 
-def write(
-    exporter: Exporter[View], view: View, target: str | None, options: Options | None = None
-) -> None:
-    """Render `view` with `exporter` to `target` (stdout for None or -)."""
-    with output(target, exporter.binary) as out:
-        exporter.export(view, out, options or Options())
+def format_options(
+    command: str, fmt: Format, args: argparse.Namespace, flags: dict[str, str]
+) -> Any:
+    """`fmt`'s own options from the format flags the user gave. `flags` maps each option the
+    command offers to its spelling (`{"merge_threads": "--merge-threads"}`); a flag not given
+    is None in `args`. A given flag the format does not take is a one-line `CliError`."""
+    takes = fmt.flags()
+    given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
+    for name in given:
+        if name not in takes:
+            offered = ", ".join(flags[n] for n in flags if n in takes)
+            what = f"it takes: {offered}" if offered else "it takes none of these options"
+            if not takes:
+                what = "it takes no options"
+            raise CliError(f"{command}: {flags[name]} does not apply to {fmt.name} ({what})")
+    return fmt.options(**given)
+
+
+def write(fmt: Format, subject: Any, target: str | None, options: Any = None) -> None:
+    """Render `subject` with the format `fmt` (its own `options`, default its defaults) to
+    `target`: stdout for None or -, else the file; a `directory` format writes the directory
+    `target` (never stdout; a missing optional dependency is a one-line error)."""
+    if fmt.subject == "directory":
+        if target in (None, "-"):
+            raise CliError(f"{fmt.name} writes a directory: give -o DIR")
+        try:
+            fmt.export(subject, target, options)
+        except ImportError as exc:
+            raise CliError(str(exc)) from None
+        return
+    with output(target, fmt.binary) as out:
+        fmt.export(subject, out, options)

@@ -1,9 +1,9 @@
 """`traceview serve [--host H] [--port P] [--data DIR] [--max-upload SIZE] [--token T]`: the
-trace service (web/service.py) under uvicorn, on 127.0.0.1:8192 unless told otherwise.
+trace service (service/routes.py) under uvicorn, on 127.0.0.1:8192 unless told otherwise.
 
-Storage lives under `--data` (default: the user's data directory, web/store.py); sizes are
+Storage lives under `--data` (default: the user's data directory, service/store.py); sizes are
 bytes or a number with K/M/G (`500M`, `2G`); `--token` (or `TRACEVIEW_TOKEN`) guards upload
-and delete.
+and delete; `--client-timeout` and `--min-rate` bound how long a client may stall.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.cli.parser import Parser
 from traceview.cli.view import allowed_hosts, bind, url_for
-from traceview.web.probe import Limits
-from traceview.web.sessions import BUDGET
-from traceview.web.store import default_data_dir
+from traceview.service.probe import Limits
+from traceview.service.sessions import BUDGET
+from traceview.service.store import default_data_dir
+from traceview.viewer.guard import Timeouts, head_deadline
 
 
 def parser() -> argparse.ArgumentParser:
@@ -60,6 +61,19 @@ def parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="address space one upload's check may use",
     )
+    p.add_argument(
+        "--client-timeout",
+        type=float,
+        default=Timeouts().head,
+        metavar="S",
+        help="seconds a request head may take, and an upload may pause (default 30)",
+    )
+    p.add_argument(
+        "--min-rate",
+        default="10K",
+        metavar="SIZE",
+        help="bytes per second an upload must average once paused that long (default 10K)",
+    )
     return p
 
 
@@ -69,13 +83,17 @@ def main(argv: list[str]) -> int:
     release_freed_memory()  # a server: big temporaries leave the process once freed
     import uvicorn
 
-    from traceview.web.service import Config, create_service
-    from traceview.web.store import SqliteStore, StoreBusy
+    from traceview.service.routes import Config, create_service
+    from traceview.service.store import SqliteStore, StoreBusy
 
     if not 0 <= args.port <= 65535:
         raise options.CliError(f"not a port: {args.port} (0-65535)")
     if not args.analysis_timeout > 0:
         raise options.CliError(f"--analysis-timeout must be positive: {args.analysis_timeout}")
+    if not args.client_timeout > 0:
+        raise options.CliError(f"--client-timeout must be positive: {args.client_timeout}")
+    rate = options.size_bytes(args.min_rate)  # per second
+    timeouts = Timeouts(head=args.client_timeout, idle=args.client_timeout, rate=rate)
     max_upload = options.size_bytes(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
     try:
@@ -92,6 +110,7 @@ def main(argv: list[str]) -> int:
         limits=Limits(
             seconds=args.analysis_timeout, memory=options.size_bytes(args.analysis_memory)
         ),
+        timeouts=timeouts,
     )
     app = create_service(store, allowed_hosts(args.host, args.allow_host), config)
     try:
@@ -101,7 +120,13 @@ def main(argv: list[str]) -> int:
         raise options.CliError(f"cannot listen on {where}: {exc.strerror}") from None
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            http=head_deadline(timeouts.head),  # uvicorn keeps a half-sent head open forever
+        )
     )
     bound = sock.getsockname()[0]
     if bound not in ("127.0.0.1", "::1"):

@@ -1,6 +1,8 @@
 """`traceview sql TRACE... QUERY`: SQL (DuckDB, optional extra `data`) over the calls, methods,
 threads and edges tables of one trace or many (globs expanded here, sorted), with a leading
-`trace` column when several traces or a glob are given.
+`trace` column when several traces or a glob are given. The query engine is `api/sql.py`;
+this command finds or builds each trace's tables (the `parquet` format) and formats the
+result (a table, `--json` or `--csv`).
 
 Each trace's tables are Parquet files built once and cached by content:
 `$XDG_CACHE_HOME/traceview/sql/v<layout>-<version>/<sha256 of the file's bytes>/` (default
@@ -19,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -27,8 +30,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from traceview.analysis.tables import LAYOUT
 from traceview.analysis.view import View
+from traceview.api.sql import Result, Source, SqlError, complete, run
+from traceview.api.tables import LAYOUT
 from traceview.cli.options import (
     CliError,
     add_loading,
@@ -37,9 +41,10 @@ from traceview.cli.options import (
     open_trace,
     output,
     rename,
+    write,
 )
 from traceview.cli.parser import Parser
-from traceview.exporters.sql import Result, Source, SqlError, complete, run, write_tables
+from traceview.exporters import get
 from traceview.model import printable, visible
 
 EXTRA = "traceview sql needs duckdb and pyarrow: pip install 'traceview[data]'"
@@ -193,9 +198,23 @@ def digest_of(path: Path) -> str:
 
 def build(path: str, directory: Path, args: argparse.Namespace) -> None:
     """Load `path` (with --max-size and --salvage) and write its whole-trace tables into
-    `directory` (names through `--mapping` when given)."""
+    `directory` (names through `--mapping` when given) with the `parquet` format, all or
+    nothing: into a sibling temporary folder renamed into place (a concurrent writer of the
+    same trace loses the race harmlessly)."""
     session = open_trace(path, args)
-    write_tables(View(session, session.query(rename=rename(args.mapping, session))), directory)
+    view = View(session, session.query(rename=rename(args.mapping, session)))
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        write(get("parquet"), view, str(tmp))
+        try:
+            tmp.rename(directory)
+        except OSError:
+            if not complete(directory):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # -- output -----------------------------------------------------------------------------------

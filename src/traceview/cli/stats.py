@@ -6,8 +6,10 @@ from __future__ import annotations
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.parser import Parser
-from traceview.exporters import Options, get
+from traceview.exporters import get
 from traceview.exporters.stats import COLUMNS
+
+FLAGS = {"sort": "--sort", "limit": "--limit"}
 
 
 def main(argv: list[str]) -> int:
@@ -21,7 +23,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     session = options.open_trace(args.trace, args)
     q = options.query(args, session)
-    sort = args.sort or (f"incl-{args.clock}" if args.clock else None)
-    exporter = get("stats-json" if args.json else "stats")
-    options.write(exporter, View(session, q), args.output, Options(sort=sort, limit=args.limit))
+    if args.sort is None and args.clock:
+        args.sort = f"incl-{args.clock}"
+    fmt = get("stats-json" if args.json else "stats")
+    opts = options.format_options("stats", fmt, args, FLAGS)
+    options.write(fmt, View(session, q), args.output, opts)
     return 0

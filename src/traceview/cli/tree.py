@@ -7,7 +7,9 @@ from __future__ import annotations
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.parser import Parser
-from traceview.exporters import Options, get
+from traceview.exporters import get
+
+FLAGS = {"max_depth": "--max-depth"}
 
 
 def main(argv: list[str]) -> int:
@@ -20,6 +22,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     session = options.open_trace(args.trace, args)
     q = options.query(args, session, default_main=True)
-    exporter = get("tree-json" if args.json else "tree")
-    options.write(exporter, View(session, q), args.output, Options(max_depth=args.max_depth))
+    fmt = get("tree-json" if args.json else "tree")
+    opts = options.format_options("tree", fmt, args, FLAGS)
+    options.write(fmt, View(session, q), args.output, opts)
     return 0

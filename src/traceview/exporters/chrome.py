@@ -1,4 +1,4 @@
-"""The `chrome` exporter: Chrome's Trace Event Format (JSON object form), which Perfetto UI,
+"""The `chrome` format: Chrome's Trace Event Format (JSON object form), which Perfetto UI,
 chrome://tracing and speedscope open.
 
 One complete event (`"ph": "X"`) per call of the selection, on one track per thread (`pid` the
@@ -12,15 +12,28 @@ by chunk on the worker threads, and written as they are built (never every event
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread_calls
 from traceview.model import visible
+
+NAME = "chrome"
+SUFFIXES = (".chrome.json", ".json")
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`title`: the process's name on its track (default "app")."""
+
+    title: str | None = None
+
 
 I64 = npt.NDArray[np.int64]
 
@@ -33,9 +46,9 @@ def _meta(name: str, pid: int, tid: int | None, args: dict[str, Any]) -> str:
     return json.dumps(event, ensure_ascii=False)
 
 
-def export_chrome(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """`{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`, streamed."""
-    from traceview.exporters import jsonbytes  # numba: paid only by the formats using it
+    from traceview.analysis.kernels import jsonbytes  # numba: paid only by the formats using it
 
     trace = view.trace
     clock = view.query.clock
@@ -88,12 +101,4 @@ def export_chrome(view: View, out: IO[Any], options: Options) -> None:
     out.write("\n]}\n")
 
 
-CHROME = Exporter(
-    "chrome",
-    (".chrome.json", ".json"),
-    False,
-    "Chrome Trace Event JSON (Perfetto UI, chrome://tracing): one event per call",
-    export_chrome,
-)
-
-__all__ = ["CHROME"]
+__all__ = ["Options", "export"]

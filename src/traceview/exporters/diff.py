@@ -1,36 +1,46 @@
-"""The `diff` exporters: a comparison of runs (`analysis.diff.DiffView`) as a terminal table
-(`TEXT`) or JSON (`JSON`, shape in docs/json.md); `exporters/junit.py` and
-`exporters/markdown.py` render the same result for CI.
+"""The `diff` format: a comparison of runs (`analysis.diff.DiffView`) as a terminal table, and
+the wording every diff format shares (`exporters/diff_json.py`, `exporters/junit.py` and
+`exporters/markdown.py` render the same result as JSON and for CI).
 
-One contract for every format: an `Exporter` renders one subject into an open stream with
-`export(subject, out, options)`. For single-trace formats the subject is a `View`; a diff has
-no one session and query — it is many runs per side — so its subject is the finished
-`DiffView` computed in analysis, and these exporters are `Exporter[DiffView]`, registered in
-the same table and chosen the same way. They compute nothing: every number, status and
-verdict is the DiffView's, so all four formats agree. Shared wording lives here.
+A diff has no one session and query — it is many runs per side — so its subject is the
+finished `DiffView` computed in analysis (subject kind `runs`). The formats compute nothing:
+every number, status and verdict is the DiffView's, so all four agree.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
-from traceview.analysis.significance import Change
-from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import dumps, us1
-from traceview.model import printable, visible
+from traceview.exporters.diffpaths import changed_paths, path_lines, paths_of
+from traceview.model import printable
 
+NAME = "diff"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "runs"
 DEFAULT_LIMIT = 40  # rows of the text and Markdown tables (JSON lists every method)
 METRIC_WORDS = {"incl": "inclusive", "excl": "exclusive"}
 
 
-def percent(rel: float) -> str:
-    """A relative change as `+30.0 %` (`new` for +inf, `gone` for -inf, `-` for NaN)."""
+@dataclass(frozen=True)
+class Options:
+    """`limit`: rows of the methods table (None: `DEFAULT_LIMIT`, 0: all)."""
+
+    limit: int | None = None
+
+
+def percent(rel: float, on_base: bool = True) -> str:
+    """A relative change as `+30.0 %`, `-` for NaN (0 on both sides). An infinite change (a
+    zero baseline) reads `new` only when the row is absent from the baseline (`on_base`
+    False), else `from 0`: a method called in a sampled run can show no time at all."""
     if math.isnan(rel):
         return "-"
     if math.isinf(rel):
-        return "new" if rel > 0 else "gone"
+        return "from 0" if on_base else "new"
     return f"{100 * rel:+.1f} %"
 
 
@@ -51,7 +61,7 @@ def gate_text(dv: DiffView) -> str:
         return text + " (one run per side: no run-to-run spread known)"
     return (
         f"{text} and beyond the run-to-run spread at {100 * th.confidence:g} % confidence "
-        f"(t > {dv.critical:.3f}, {dv.dof} degrees of freedom)"
+        f"(t > {dv.critical:.3f} for {len(dv.baseline)} + {len(dv.candidate)} runs)"
     )
 
 
@@ -59,8 +69,9 @@ def verdict(dv: DiffView, row: int) -> str:
     """Why a method has its status, in one line (e.g. a JUnit failure message)."""
     m, th = dv.methods, dv.thresholds
     ch = m.change(th.metric)
+    rel = percent(float(ch.rel[row]), bool(m.on_base[row]))
     line = (
-        f"{METRIC_WORDS[th.metric]} {dv.clock} time {percent(float(ch.rel[row]))} "
+        f"{METRIC_WORDS[th.metric]} {dv.clock} time {rel} "
         f"({ms(ch.base[row])} ms -> {ms(ch.cand[row])} ms, {float(ch.delta[row]) / 1e6:+,.3f} ms)"
     )
     if ch.known:
@@ -103,100 +114,7 @@ def summary(dv: DiffView) -> str:
     return ", ".join(parts) or "no change beyond the thresholds"
 
 
-def _num(x: float, scale: float = 1000.0) -> float | None:
-    """ns -> µs (rounded to the ns) for JSON; NaN and inf -> null."""
-    if not math.isfinite(x):
-        return None
-    return us1(x) if scale == 1000.0 else round(x / scale, 3)
-
-
-def change_json(ch: Change, i: int, unit_us: bool = True) -> dict[str, Any]:
-    """One `Change` row as JSON (`*_us` for times, plain numbers for counts)."""
-    scale = 1000.0 if unit_us else 1.0
-    sfx = "_us" if unit_us else ""
-    rel = float(ch.rel[i])
-    return {
-        f"baseline{sfx}": _num(float(ch.base[i]), scale),
-        f"candidate{sfx}": _num(float(ch.cand[i]), scale),
-        f"change{sfx}": _num(float(ch.delta[i]), scale),
-        "change_percent": round(100 * rel, 3) if math.isfinite(rel) else None,
-        f"baseline_spread{sfx}": _num(float(ch.base_spread[i]), scale),
-        f"candidate_spread{sfx}": _num(float(ch.cand_spread[i]), scale),
-        "t": round(float(ch.t[i]), 3) if ch.known and math.isfinite(ch.t[i]) else None,
-        "significant": bool(ch.significant[i]) if ch.known else None,
-    }
-
-
-def diff_json(dv: DiffView) -> dict[str, Any]:
-    """The whole comparison as one JSON-ready dict (docs/json.md, "diff")."""
-    m, th = dv.methods, dv.thresholds
-    methods = []
-    for i in dv.order():
-        methods.append(
-            {
-                "class": visible(m.class_name[i]),
-                "name": visible(m.name[i]),
-                "signature": visible(m.signature[i]),
-                "status": m.status[i],
-                "gated": bool(m.gated[i]),
-                "on_baseline": bool(m.on_base[i]),
-                "on_candidate": bool(m.on_cand[i]),
-                "incl": change_json(m.incl, i),
-                "excl": change_json(m.excl, i),
-                "calls": change_json(m.calls, i, unit_us=False),
-            }
-        )
-    t = dv.threads
-    threads = [
-        {
-            "name": visible(t.name[i]),
-            "on_baseline": bool(t.on_base[i]),
-            "on_candidate": bool(t.on_cand[i]),
-            "total": change_json(t.total, i),
-            "calls": change_json(t.calls, i, unit_us=False),
-        }
-        for i in range(len(t))
-    ]
-    c = counts(dv)
-    return {
-        "clock": dv.clock,
-        "baseline": [visible(s) for s in dv.baseline],
-        "candidate": [visible(s) for s in dv.candidate],
-        "thresholds": {
-            "metric": th.metric,
-            "fail_above_percent": round(100 * th.fail_above, 6),
-            "min_time_us": th.min_time_ns / 1000,
-            "confidence_percent": round(100 * th.confidence, 6),
-            "methods": [visible(p) for p in th.methods],
-        },
-        "statistic": {
-            "spread": "1.4826 * MAD",
-            "test": "one-sided t on the change of medians (pooled robust spread)",
-            "spread_known": dv.spread_known,
-            "degrees_of_freedom": dv.dof,
-            "critical_t": round(dv.critical, 6) if dv.critical is not None else None,
-        },
-        "counts": {s: c.get(s, 0) for s in sorted(c)},
-        "regressions": [
-            {
-                "class": visible(m.class_name[i]),
-                "name": visible(m.name[i]),
-                "signature": visible(m.signature[i]),
-            }
-            for i in dv.regressions
-        ],
-        "methods": methods,
-        "threads": threads,
-        "notes": [visible(n) for n in dv.notes],
-    }
-
-
-def export_json(dv: DiffView, out: IO[Any], options: Options) -> None:
-    """`diff --json`: every method and thread compared (docs/json.md)."""
-    out.write(dumps(diff_json(dv)) + "\n")
-
-
-def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
+def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     """`diff`: rich tables sized to the terminal (160 columns when not a terminal)."""
     from rich.console import Console
     from rich.table import Table
@@ -233,12 +151,12 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
             ms(ch.base[i]),
             ms(ch.cand[i]),
             f"{float(ch.delta[i]) / 1e6:+,.3f}",
-            percent(float(ch.rel[i])),
+            percent(float(ch.rel[i]), bool(m.on_base[i])),
             t,
         ]
         if wide:
             cells += [
-                percent(float(oc.rel[i])),
+                percent(float(oc.rel[i]), bool(m.on_base[i])),
                 f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}",
             ]
         name = Text(printable(m.full_name(i)))
@@ -248,6 +166,7 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
     console.print(table)
     if more:
         console.print(Text(f"({more} more rows: --limit 0 shows all)"))
+    _paths_text(dv, console, options.limit)
     th = dv.threads
     tt = Table(title=f"Threads: {dv.clock} time, ms", header_style="bold", expand=False)
     for head in ("Base", "Cand", "Δ", "t", "Calls"):
@@ -259,7 +178,7 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
         tt.add_row(
             ms(tot.base[i]),
             ms(tot.cand[i]),
-            percent(float(tot.rel[i])),
+            percent(float(tot.rel[i]), bool(th.on_base[i])),
             t,
             f"{th.calls.base[i]:g} → {th.calls.cand[i]:g}",
             Text(printable(th.name[i])),
@@ -270,9 +189,40 @@ def export_text(dv: DiffView, out: IO[Any], options: Options) -> None:
     console.print(Text(summary(dv)))
 
 
-TEXT: Exporter[DiffView] = Exporter(
-    "diff", (), False, "comparison of runs as a terminal table", export_text
-)
-JSON: Exporter[DiffView] = Exporter(
-    "diff-json", (), False, "comparison of runs as JSON", export_json
-)
+def _paths_text(dv: DiffView, console: Any, limit: int | None) -> None:
+    """The changed call paths as a table (a comparison of methods alone has none)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    paths = paths_of(dv)
+    if not isinstance(dv, Comparison) or paths is None:
+        return
+    rows, more = changed_paths(dv, paths, limit)
+    metric = dv.thresholds.metric
+    title = f"Call paths: median {METRIC_WORDS[metric]} {dv.clock} time, ms"
+    table = Table(title=title, header_style="bold", expand=False)
+    table.add_column("State", no_wrap=True)
+    for head in ("Base", "Cand", "Δ ms", "Δ", "t", "Inclusive"):
+        table.add_column(head, justify="right", no_wrap=True)
+    table.add_column("Path", overflow="fold", min_width=24)
+    ch = paths.change(metric)
+    for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
+        t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
+        word = paths.state_name(i)
+        table.add_row(
+            word,
+            ms(ch.base[i]),
+            ms(ch.cand[i]),
+            f"{float(ch.delta[i]) / 1e6:+,.3f}",
+            percent(float(ch.rel[i]), bool(paths.on_base[i])),
+            t,
+            f"{ms(paths.incl.base[i])} → {ms(paths.incl.cand[i])}",
+            Text(printable(text)),
+            style={"slower": "red", "faster": "blue", "new": "red", "gone": "blue"}.get(word, ""),
+        )
+    if rows:
+        console.print(table)
+    else:
+        console.print(Text("Call paths: no path changed beyond the thresholds"))
+    if more:
+        console.print(Text(f"({more} more paths: --limit 0 shows all)"))

@@ -1,9 +1,9 @@
-"""The `dmtracedump` report (format.md d.3): the exclusive profile, the inclusive profile
-with parents, children and the recursion groups, the class profile and the method-name
-profile, line for line as Debian's `dmtracedump` prints them (`TEXT`), and the same report
-with its HTML markup (`exporters.dmtracedump_html`).
+"""The `dmtracedump` format, its report (format.md d.3): the exclusive profile, the inclusive
+profile with parents, children and the recursion groups, the class profile and the
+method-name profile, line for line as Debian's `dmtracedump` prints them;
+`exporters.dmtracedump_html` writes the same report with its HTML markup.
 
-Numbers and orders come from `analysis.compat` / `analysis.legacy_order`; this module only
+Numbers and orders come from `analysis/dmtracedump` (`numbers`, `order`); this module only
 prints. The text form writes names as the trace's bytes, as dmtracedump does, unless a
 name holds a control character (`model.terminal_bytes`: then it is escaped as the other
 commands escape it); the HTML form shows them with `model.visible`, control characters
@@ -13,15 +13,21 @@ escaped too, and escapes them for HTML.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
-from typing import IO, Any
+from typing import IO, Any, Literal
 
-from traceview.analysis.compat import LegacyProfile, legacy_profile
-from traceview.analysis.legacy_order import LegacyOrder, Relative, legacy_order
+from traceview.analysis.dmtracedump.numbers import LegacyProfile, legacy_profile
+from traceview.analysis.dmtracedump.order import LegacyOrder, Relative, legacy_order
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.model import terminal_bytes, terminal_text, visible
 
+NAME = "dmtracedump"
+SUFFIXES = (".dmtrace.txt",)
+BINARY = True
+SUBJECT = "view"
+
+Policy = Literal["dmtracedump", "traceview"]
 SEPARATOR = b"=" * 70
 DASHES = b"-" * 52
 CLASS_DASHES = b"-" * 45
@@ -31,9 +37,17 @@ Escape = Callable[[bytes], bytes]
 Label = Callable[[int], bytes]
 
 
-def compute(view: View, options: Options) -> tuple[LegacyProfile, LegacyOrder]:
-    """The dmtracedump numbers of the view (stack policy from `options.policy`)."""
-    lp = legacy_profile(view.session, view.query, options.policy or "dmtracedump")
+@dataclass(frozen=True)
+class Options:
+    """`policy`: unbalanced stacks handled as dmtracedump does (`dmtracedump`) or as the engine
+    does (`traceview`, docs/engine.md)."""
+
+    policy: Policy = "dmtracedump"
+
+
+def compute(view: View, policy: str) -> tuple[LegacyProfile, LegacyOrder]:
+    """The dmtracedump numbers of the view under a stack `policy`."""
+    lp = legacy_profile(view.session, view.query, policy)
     return lp, legacy_order(lp)
 
 
@@ -331,18 +345,10 @@ def _html_escape(text: bytes) -> bytes:
     return escape(shown, quote=True).encode("utf-8")
 
 
-def export_text(view: View, out: IO[bytes], options: Options) -> None:
+def export(view: View, out: IO[bytes], options: Options) -> None:
     """dmtracedump's text report of the view."""
-    lp, order = compute(view, options)
+    lp, order = compute(view, options.policy)
     Report(lp, order, out, html=False).write()
 
 
-TEXT = Exporter(
-    "dmtracedump",
-    (".dmtrace.txt",),
-    True,
-    "dmtracedump's text report (exclusive, inclusive, class and method-name profiles)",
-    export_text,
-)
-
-__all__ = ["TEXT", "Report", "compute", "fixed", "ratio"]
+__all__ = ["Options", "Report", "compute", "export", "fixed", "ratio"]

@@ -1,6 +1,6 @@
-"""dmtracedump's `-o` dump (`EVENTS`): the key's version and threads, then one line per
-record in file order, `tid action time .....class.method signature`, indented by the
-thread's depth (format.md d.3).
+"""The `dmtracedump-events` format, dmtracedump's `-o` dump: the key's version and threads,
+then one line per record in file order, `tid action time .....class.method signature`,
+indented by the thread's depth (format.md d.3).
 
 As dmtracedump prints it: every thread starts at depth 2, an enter counts before its line
 and an exit after it; depths below 0 print as 0 with `-`, above 10000 as 10000 with `+`;
@@ -15,22 +15,31 @@ is large (a 200,000-deep chain: 4 GB); it is written in chunks of about `CHUNK_B
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
 
-from traceview.analysis.compat import legacy_names
+from traceview.analysis.dmtracedump.numbers import legacy_names
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.model import terminal_bytes
 
+NAME = "dmtracedump-events"
+SUFFIXES = (".dmtrace.events",)
+BINARY = True
+SUBJECT = "view"
 MAX_DEPTH = 10000
 ACTIONS = (b"ent", b"xit", b"unr", b"???")
 CHUNK = 1 << 16  # lines at most per write
 CHUNK_BYTES = 1 << 22  # and about this many bytes (one longer line alone)
 
 
-def export_events(view: View, out: IO[bytes], options: Options) -> None:
+@dataclass(frozen=True)
+class Options:
+    """The dump takes no options: every record of the selected threads, in file order."""
+
+
+def export(view: View, out: IO[bytes], options: Options) -> None:
     """dmtracedump's `-o` record dump of the view."""
     trace = view.trace
     ev = trace.events
@@ -100,12 +109,3 @@ def export_events(view: View, out: IO[bytes], options: Options) -> None:
                 )
             )
         )
-
-
-EVENTS = Exporter(
-    "dmtracedump-events",
-    (".dmtrace.events",),
-    True,
-    "dmtracedump's record dump (-o): every enter and exit with its thread, time and depth",
-    export_events,
-)

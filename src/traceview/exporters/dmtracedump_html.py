@@ -1,19 +1,35 @@
-"""dmtracedump's `-h` page: the report of `exporters.dmtracedump` with its HTML markup
-(anchors `#m<index>`, navigation bar, table of contents, collapsible class and method
-sections), plus the page head both the report and the two-trace diff share.
+"""The `dmtracedump-html` format, dmtracedump's `-h` page: the report of
+`exporters.dmtracedump` with its HTML markup (anchors `#m<index>`, navigation bar, table of
+contents, collapsible class and method sections), plus the page head both the report and
+the two-trace diff share.
 
 dmtracedump loads `<-s URL>sortable.js` (and prints `(null)sortable.js` without `-s`); here a
-small table sorter is inlined unless `options.script_url` names where to load one from.
+small table sorter is inlined unless `script_url` (`-s`) names where to load one from.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import IO
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.dmtracedump import Report, compute
+from traceview.exporters.dmtracedump import Policy, Report, compute
+
+NAME = "dmtracedump-html"
+SUFFIXES = (".dmtrace.html",)
+BINARY = True
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`policy`: unbalanced stacks as dmtracedump handles them or as traceview does;
+    `script_url`: a URL base to load `sortable.js` from instead of inlining a sorter."""
+
+    policy: Policy = "dmtracedump"
+    script_url: str | None = None
+
 
 # click a header to sort by that column (numbers numerically), again to reverse
 SORTABLE_JS = b"""
@@ -114,31 +130,22 @@ CONTENTS = b"""<a name="contents"></a>
 """
 
 
-def head(options: Options) -> bytes:
+def head(script_url: str | None) -> bytes:
     """`<html><head>` with the sorter (inlined, or `<script_url>sortable.js`), the toggle
     script and dmtracedump's styles."""
     out = b'<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
-    if options.script_url is not None:
-        src = escape(options.script_url + "sortable.js", quote=True).encode("utf-8")
+    if script_url is not None:
+        src = escape(script_url + "sortable.js", quote=True).encode("utf-8")
         out += b'<script type="text/javascript" src="%s"></script>\n' % src
     else:
         out += b'<script type="text/javascript">' + SORTABLE_JS + b"</script>\n"
     return out + HEAD_REST
 
 
-def export_html(view: View, out: IO[bytes], options: Options) -> None:
+def export(view: View, out: IO[bytes], options: Options) -> None:
     """dmtracedump's `-h` report of the view."""
-    lp, order = compute(view, options)
-    out.write(head(options))
+    lp, order = compute(view, options.policy)
+    out.write(head(options.script_url))
     out.write(CONTENTS)
     Report(lp, order, out, html=True).write()
     out.write(FOOTER)
-
-
-HTML = Exporter(
-    "dmtracedump-html",
-    (".dmtrace.html",),
-    True,
-    "dmtracedump's report as an HTML page (-h)",
-    export_html,
-)

@@ -1,7 +1,7 @@
-"""The call graph of dmtracedump's `-g` as Graphviz DOT (`DOT`): one record node per method
+"""The `dot` format, dmtracedump's `-g` call graph as Graphviz DOT: one record node per method
 reached from `(toplevel)` through non-recursive callers, labelled
 `[index] class.method (inclusive ms, exclusive ms, calls)`, an edge from caller to callee
-when the callee's inclusive time is at least `options.threshold` percent (default 20) of the
+when the callee's inclusive time is at least `threshold` percent (default 20) of the
 caller's (format.md d.3).
 
 The same walk as dmtracedump (labels depth-first from `(toplevel)`, then links, each node
@@ -13,17 +13,31 @@ so no name can end a label or add fields. `cli/dmtracedump.py` renders the file 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO
 
-from traceview.analysis.compat import TOPLEVEL, LegacyProfile
-from traceview.analysis.legacy_order import LegacyOrder
+from traceview.analysis.dmtracedump.numbers import TOPLEVEL, LegacyProfile
+from traceview.analysis.dmtracedump.order import LegacyOrder
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.dmtracedump import compute
+from traceview.exporters.dmtracedump import Policy, compute
 from traceview.model import printable
 
+NAME = "dot"
+SUFFIXES = (".dot", ".gv")
+BINARY = False
+SUBJECT = "view"
 DEFAULT_THRESHOLD = 20
 _RECORD_SPECIAL = str.maketrans({c: "\\" + c for c in '\\"{}|<> '})
+
+
+@dataclass(frozen=True)
+class Options:
+    """`policy`: unbalanced stacks as dmtracedump handles them or as traceview does;
+    `threshold`: the percentage of its caller's inclusive time an edge needs (`-t`; None,
+    below 0 or from 100 up: 20)."""
+
+    policy: Policy = "dmtracedump"
+    threshold: int | None = None
 
 
 def threshold_of(value: int | None) -> int:
@@ -87,9 +101,9 @@ def walk(
     return nodes, edges
 
 
-def export_dot(view: View, out: IO[str], options: Options) -> None:
+def export(view: View, out: IO[str], options: Options) -> None:
     """The call graph of the view as DOT text."""
-    lp, order = compute(view, options)
+    lp, order = compute(view, options.policy)
     nodes, edges = walk(lp, order, threshold_of(options.threshold))
     index = order.index
     out.write("digraph g {\nnode [shape = record,height=.1];\n")
@@ -101,12 +115,3 @@ def export_dot(view: View, out: IO[str], options: Options) -> None:
     for parent, child in edges:
         out.write(f"node{index[parent]} -> node{index[child]}\n")
     out.write("}\n")
-
-
-DOT = Exporter(
-    "dot",
-    (".dot", ".gv"),
-    False,
-    "dmtracedump's call graph (-g) as Graphviz DOT",
-    export_dot,
-)

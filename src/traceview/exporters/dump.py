@@ -1,9 +1,10 @@
-"""The `dump` exporter: `traceview -r`, the regression-only text dump (plain, stable, diffable):
+"""The `dump` format: `traceview -r`, the regression-only text dump (plain, stable, diffable):
 totals, per-thread times, Method Stats on both clocks, diagnostics."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
@@ -11,8 +12,17 @@ import numpy.typing as npt
 
 from traceview.analysis.profile import Profile
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.model import Diagnostic, MethodTable, printable
+
+NAME = "dump"
+SUFFIXES = (".txt",)
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The dump takes no options: it always shows both clocks and every section."""
 
 
 def _us(ns: int, whole: bool) -> str:
@@ -105,12 +115,3 @@ def regress(
 def export(view: View, out: IO[Any], options: Options) -> None:
     """Write the dump of the view's selection."""
     out.write(regress(view.profile(), view.methods, view.diagnostics(), view.query.clock))
-
-
-DUMP = Exporter(
-    name="dump",
-    suffixes=(".txt",),
-    binary=False,
-    description="traceview -r: the regression-only text dump",
-    export=export,
-)

@@ -1,4 +1,4 @@
-"""The `folded` exporter: collapsed stacks, one line `frame;frame;frame value` per call path,
+"""The `folded` format: collapsed stacks, one line `frame;frame;frame value` per call path,
 the input of flamegraph.pl, inferno and speedscope.
 
 The value is the path's self (exclusive) time in integer **nanoseconds** on the query's clock,
@@ -16,13 +16,26 @@ and control characters (a newline would break the line) as `\\xNN`, like undecod
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import DEEPER, fold_deep, forest, frame_names
 from traceview.model import printable
+
+NAME = "folded"
+SUFFIXES = (".folded", ".collapsed", ".folded.txt")
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`merge_threads`: one tree for all the selected threads (paths start at the outermost
+    method) instead of one per thread (paths start with a frame naming the thread)."""
+
+    merge_threads: bool = False
 
 
 def frame_text(name: str) -> str:
@@ -62,7 +75,7 @@ def folded_lines(tree: CallTree, names: list[str], clock: str, root: str | None)
 CHUNK = 1 << 20  # characters written at a time: lines are joined up to this, never more
 
 
-def export_folded(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """One line per call path with self time, thread by thread (or merged), written in
     chunks of about `CHUNK` characters (a line longer than that alone)."""
     names = [frame_text(n) for n in frame_names(view)]
@@ -80,12 +93,4 @@ def export_folded(view: View, out: IO[Any], options: Options) -> None:
         out.write("".join(buf))
 
 
-FOLDED = Exporter(
-    "folded",
-    (".folded", ".collapsed", ".folded.txt"),
-    False,
-    "collapsed stacks (flamegraph.pl, inferno, speedscope): self ns per call path",
-    export_folded,
-)
-
-__all__ = ["FOLDED", "folded_lines", "frame_text"]
+__all__ = ["Options", "export", "folded_lines", "frame_text"]

@@ -1,18 +1,30 @@
-"""The `info` exporters: what a trace file is and what the reader and the engine repaired —
-variant, version, clock, VM, pid, start, duration, records, threads with their record counts,
-methods declared and used, every option of the key section, diagnostics — as text (`TEXT`) or
-JSON (`JSON`)."""
+"""The `info` format: what a trace file is and what the reader and the engine repaired —
+variant, version, clock, VM, pid, start, duration, records, the sampled event types (a
+simpleperf recording), threads with their record counts, methods declared and used, every
+option of the key section, an Android 16 dump's axis, end and monotonic offset and the
+processes of an ANR report, diagnostics — as aligned text (`summary` holds the facts;
+`exporters/info_json.py` writes them as JSON)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import diagnostics_json, dumps
-from traceview.model import Trace, printable, visible
+from traceview.exporters.jsonshape import diagnostics_json
+from traceview.model import ProcessDump, Trace, printable, visible
+
+NAME = "info"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`info` takes no options: it shows every fact."""
 
 
 def summary(view: View) -> dict[str, object]:
@@ -47,6 +59,7 @@ def summary(view: View) -> dict[str, object]:
         "sampled": h.sampled,
         "sampling_interval_us": h.sampling_interval_us,
         "entry_format": h.entry_format,
+        "event_types": [visible(e) for e in h.event_types],
         "threads": threads,
         "methods": {
             "declared": int(np.count_nonzero(trace.methods.declared)),
@@ -54,14 +67,31 @@ def summary(view: View) -> dict[str, object]:
             "used": used,
         },
         "options": {visible(k): visible(v) for k, v in h.options.items()},
+        "axis": h.axis,
+        "end_ns": h.end_ns,
+        "monotonic_offset_ns": h.monotonic_offset_ns,
+        "processes": [_process_json(d, i == h.process) for i, d in enumerate(h.processes)],
         "diagnostics": diagnostics_json(view.diagnostics()),
+    }
+
+
+def _process_json(dump: ProcessDump, read: bool) -> dict[str, object]:
+    """One dump of an ANR report, as `info` lists it."""
+    return {
+        "name": visible(dump.name) if dump.name is not None else None,
+        "pid": dump.pid,
+        "at": visible(dump.at) if dump.at is not None else None,
+        "where": visible(dump.where()),
+        "bytes": dump.size,
+        "also_in": [visible(w) for w in dump.also_in],
+        "read": read,
     }
 
 
 def _duration_us(trace: Trace) -> float | None:
     """Span of the trace on its wall clock (CPU clock when there is no wall clock)."""
     ev = trace.events
-    if not len(ev):
+    if not len(ev) or trace.header.axis == "order":  # no times: no duration
         return None
     col = ev.wall if ev.wall is not None else ev.cpu
     assert col is not None
@@ -90,9 +120,14 @@ def render_text(info: dict[str, object]) -> str:
     for key in ("clock", "vm", "pid", "start_time_us", "records", "record_size", "overflow"):
         lines.append(f"{key.replace('_', ' '):<11} {printable(str(info[key]))}")
     lines.append(f"duration    {_fmt_us(info['duration_us'])}")  # type: ignore[arg-type]
+    lines.extend(_dump_lines(info))
     if info["sampled"]:
         interval = info["sampling_interval_us"]
         lines.append(f"sampled     yes, interval ~{interval} µs: numbers are estimates")
+    events = info["event_types"]
+    if events:
+        assert isinstance(events, list)
+        lines.append(f"events      {printable(', '.join(events))} (simpleperf event types)")
     if info["entry_format"] and info["variant"] != "low-overhead":
         lines.append(f"V2 entries  {info['entry_format']}")
     methods = info["methods"]
@@ -121,15 +156,31 @@ def render_text(info: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_text(view: View, out: IO[Any], options: Options) -> None:
+def _dump_lines(info: dict[str, object]) -> list[str]:
+    """The lines of an Android 16 dump: its axis, the dump's end and the monotonic offset,
+    and the processes of an ANR report."""
+    lines = []
+    if info["axis"] == "order":
+        lines.append("axis        order of events — this file has no times")
+    end, offset = info["end_ns"], info["monotonic_offset_ns"]
+    if isinstance(end, int):
+        lines.append(f"dump end    {_fmt_us(end / 1000)} after the first event")
+    if isinstance(offset, int):
+        mono = f" (the dump at {(end + offset) / 1e9:.6f} s)" if isinstance(end, int) else ""
+        lines.append(f"monotonic   times + {offset:,} ns = CLOCK_MONOTONIC{mono}")
+    processes = info["processes"]
+    assert isinstance(processes, list)
+    if processes:
+        lines.append(f"processes   {len(processes)} dump(s) in this report (--process NAME|PID)")
+    for p in processes:
+        mark = "*" if p["read"] else " "
+        name = printable(str(p["name"])) if p["name"] is not None else "(unnamed)"
+        also = f", also {printable(', '.join(p['also_in']))}" if p["also_in"] else ""
+        at = f", {printable(str(p['at']))}" if p["at"] else ""
+        lines.append(f"  {mark} {p['pid']!s:>8}  {name}  ({printable(p['where'])}{at}{also})")
+    return lines
+
+
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The facts as aligned text."""
     out.write(render_text(summary(view)))
-
-
-def export_json(view: View, out: IO[Any], options: Options) -> None:
-    """The facts as one JSON object."""
-    out.write(dumps(summary(view)) + "\n")
-
-
-TEXT = Exporter("info", (), False, "what the file is and what was repaired", export_text)
-JSON = Exporter("info-json", (), False, "the same as one JSON object", export_json)

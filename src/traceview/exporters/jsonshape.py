@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.layout.timeline import Tile
 from traceview.analysis.profile import Profile
-from traceview.analysis.timeline import Tile
 from traceview.analysis.view import View
 from traceview.model import Diagnostic, MethodTable, Trace, visible
 
@@ -116,6 +116,14 @@ def header_json(trace: Trace) -> Json:
         "entry_format": h.entry_format,
         "record_size": h.record_size,
         "options": {visible(k): visible(v) for k, v in h.options.items()},
+        "axis": h.axis,
+        "end_us": us1(h.end_ns),
+        "monotonic_offset_ns": h.monotonic_offset_ns,
+        "processes": [
+            {"name": visible(d.name) if d.name else None, "pid": d.pid, "where": visible(d.where())}
+            for d in h.processes
+        ],
+        "process": h.process,
     }
 
 
@@ -193,7 +201,7 @@ def selection_json(view: View) -> Json:
 
 def threads_json(view: View, prof: Profile) -> list[Json]:
     """Per selected thread: row, id, name, totals on each clock (µs, null for a missing
-    clock; clipped to the range), calls."""
+    clock or a trace without times; clipped to the range), calls."""
     th = view.trace.threads
     out: list[Json] = []
     for i, t in enumerate(prof.threads):
@@ -201,7 +209,8 @@ def threads_json(view: View, prof: Profile) -> list[Json]:
         item: Json = {"row": t, "id": int(th.id[t]), "name": visible(name) if name else None}
         for clock in ("cpu", "wall"):
             total = prof.thread_total.get(clock)
-            item[f"{clock}_us"] = None if total is None else int(total[i]) / 1000
+            absent = view.session.timeless
+            item[f"{clock}_us"] = None if absent or total is None else int(total[i]) / 1000
         item["calls"] = int(prof.thread_calls[i])
         out.append(item)
     return out

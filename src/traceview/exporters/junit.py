@@ -1,4 +1,4 @@
-"""The `diff-junit` exporter: a comparison of runs (`analysis.diff.DiffView`) as JUnit XML for
+"""The `diff-junit` format: a comparison of runs (`analysis.diff.DiffView`) as JUnit XML for
 CI (GitHub, GitLab, Jenkins, Azure read it): one `<testcase>` per gated method, a `<failure>`
 for each regression. Written with ElementTree (which escapes `&`, `<`, `"`); names pass
 through `model.printable` first, because XML 1.0 cannot hold control characters at all.
@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from typing import IO, Any
 
 from traceview.analysis.diff import DiffView
-from traceview.exporters import Exporter, Options
 from traceview.exporters.diff import METRIC_WORDS, gate_text, summary, verdict
 from traceview.model import printable
 
+NAME = "diff-junit"
+SUFFIXES = (".xml",)
+BINARY = False
+SUBJECT = "runs"
+
 _NOT_XML = re.compile("[\ufffe\uffff]")  # the only characters printable() lets through
+
+
+@dataclass(frozen=True)
+class Options:
+    """`diff-junit` takes no options: one testcase per gated method."""
 
 
 def xml_text(text: str) -> str:
@@ -61,14 +71,9 @@ def junit(dv: DiffView) -> ET.Element:
     return top
 
 
-def export_junit(dv: DiffView, out: IO[Any], options: Options) -> None:
+def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     """`diff --junit FILE`: UTF-8 JUnit XML."""
     root = junit(dv)
     ET.indent(root)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode") + "\n")
-
-
-JUNIT: Exporter[DiffView] = Exporter(
-    "diff-junit", (".xml",), False, "comparison of runs as JUnit XML for CI", export_junit
-)

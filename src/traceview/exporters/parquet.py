@@ -1,13 +1,14 @@
-"""The `parquet` exporter (pyarrow, the `data` extra): the selection's tables as Parquet files,
-the interchange for DuckDB, Spark, Trino, BigQuery and pandas.
+"""The `parquet` format (pyarrow, the `data` extra): the selection's tables as Parquet files in
+a directory (subject kind `directory`), the interchange for DuckDB, Spark, Trino, BigQuery and
+pandas.
 
 The tables are the ones `traceview sql` and the Python API use, defined once in
-`analysis/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
+`api/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
 `folder/{calls,methods,threads,edges}.parquet`; `write_directory(view, path)` (a directory
 per trace, like Spark's `x.parquet/`) replaces each file whole, and `traceview sql`'s cache
-renames a whole folder into place. Each file's metadata names the layout version, the clock,
-the clocks recorded, whether the trace is sampled and the time range. As a stream exporter
-(`export`) it writes the calls table alone.
+renames a whole folder into place; `export(view, directory, options)` is `write_directory`.
+Each file's metadata names the layout version, the clock, the clocks recorded, whether the
+trace is sampled and the time range.
 
 Encoding (`write_arrow`, one rule for every table): zstd pages; 64-bit integers (row
 numbers, times) `DELTA_BINARY_PACKED`, which suits columns that grow along the rows and
@@ -25,16 +26,25 @@ import queue
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from traceview.analysis.columnar import optional
-from traceview.analysis.tables import LAYOUT, calls_batches, origins, tables_except_calls
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
+from traceview.api.table import optional
+from traceview.api.tables import LAYOUT, calls_batches, origins, tables_except_calls
 
+NAME = "parquet"
+SUFFIXES = (".parquet",)
+BINARY = True
+SUBJECT = "directory"
 WHAT = "Parquet export"
 ROW_GROUP = 1 << 20  # calls per row group (pyarrow's default size; readers split on them)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Parquet takes no options: the four tables of the selection, encoded as above."""
 
 
 def _metadata(view: View) -> dict[bytes, bytes]:
@@ -160,17 +170,9 @@ def write_directory(view: View, path: str | Path) -> None:
         tmp.rmdir()
 
 
-def export_calls(view: View, out: IO[Any], options: Options) -> None:
-    """The calls table as one Parquet file on a stream."""
-    write_calls(view, out, _metadata(view))
+def export(view: View, out: str | Path, options: Options) -> None:
+    """The selection's tables into the directory `out` (`write_directory`)."""
+    write_directory(view, out)
 
 
-PARQUET = Exporter(
-    "parquet",
-    (".parquet",),
-    True,
-    "Parquet tables (calls, methods, threads, edges) in a directory (needs pyarrow)",
-    export_calls,
-)
-
-__all__ = ["PARQUET", "write_arrow", "write_calls", "write_directory", "write_files"]
+__all__ = ["Options", "export", "write_arrow", "write_calls", "write_directory", "write_files"]

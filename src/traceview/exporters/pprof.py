@@ -1,4 +1,4 @@
-"""The `pprof` exporter: a gzipped `profile.proto` (github.com/google/pprof/proto/profile.proto),
+"""The `pprof` format: a gzipped `profile.proto` (github.com/google/pprof/proto/profile.proto),
 read by `go tool pprof`, pprof.me, Pyroscope, Parca and the pprof-format npm package.
 
 One sample per node of the selection's merged top-down tree (per thread, each sample labelled
@@ -16,15 +16,28 @@ stamp, gzip mtime 0).
 from __future__ import annotations
 
 import gzip
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.protowire import bytes_field, int_field, varint
 from traceview.exporters.stacks import DEEPER, fold_deep, forest, frame_names
 from traceview.model import visible
+
+NAME = "pprof"
+SUFFIXES = (".pb.gz", ".pb", ".pprof", ".pprof.gz")
+BINARY = True
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`merge_threads`: samples of one tree for all the selected threads, without the
+    `thread` label, instead of one tree per thread."""
+
+    merge_threads: bool = False
 
 
 class Strings:
@@ -43,8 +56,8 @@ class Strings:
         return b"".join(bytes_field(6, s.encode("utf-8", "backslashreplace")) for s in self.index)
 
 
-def profile_bytes(view: View, options: Options) -> bytes:
-    """The uncompressed `Profile` message."""
+def profile_bytes(view: View, merge_threads: bool) -> bytes:
+    """The uncompressed `Profile` message (one tree for all threads when `merge_threads`)."""
     s = Strings()
     clocks = view.session.clocks
     kinds = [("calls", "count"), *((c, "nanoseconds") for c in clocks)]
@@ -56,7 +69,7 @@ def profile_bytes(view: View, options: Options) -> bytes:
     used: set[int] = set()
     deeper = len(methods) + 1  # the location (and function) id of the folded deep frames
     thread_key = s("thread")
-    for part in forest(view, options.merge_threads):
+    for part in forest(view, merge_threads):
         tree = part.tree
         label = (
             bytes_field(3, int_field(1, thread_key) + int_field(2, s(part.label)))
@@ -100,19 +113,11 @@ def profile_bytes(view: View, options: Options) -> bytes:
     return b"".join(parts) + s.fields() + tail
 
 
-def export_pprof(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The gzipped profile (deterministic bytes)."""
-    data = profile_bytes(view, options)
+    data = profile_bytes(view, options.merge_threads)
     with gzip.GzipFile(fileobj=out, mode="wb", mtime=0, compresslevel=6) as z:
         z.write(data)
 
 
-PPROF = Exporter(
-    "pprof",
-    (".pb.gz", ".pprof", ".pprof.gz"),
-    True,
-    "pprof profile.proto (gzipped): calls and self time on both clocks per call path",
-    export_pprof,
-)
-
-__all__ = ["PPROF", "Strings", "profile_bytes"]
+__all__ = ["Options", "Strings", "export", "profile_bytes"]

@@ -1,28 +1,42 @@
-"""The `speedscope` exporter: speedscope's own file format
+"""The `speedscope` format: speedscope's own file format
 (https://www.speedscope.app/file-format-schema.json), one evented profile per thread.
 
 Frames are shared by every profile (one per method: its label, source file and line when
 known). Each thread's profile opens and closes a frame for every call of the selection, in
 nanoseconds on the query's clock from the trace's start, clipped to the time range; the
 order of the events is the depth-first order of the calls (an exit before the next sibling's
-entry), computed without sorting from the subtree ends. `merge_threads` does not apply:
-speedscope shows one profile at a time and merges nothing across them. The events are
-formatted by a compiled kernel (`jsonbytes`), chunk by chunk on the worker threads, and
-written as they are built, never as one big list.
+entry), computed without sorting from the subtree ends. There is no merged form (its
+`Options` has no `merge_threads`): speedscope shows one profile at a time and merges
+nothing across them. The events are formatted by a compiled kernel (`jsonbytes`), chunk by
+chunk on the worker threads, and written as they are built, never as one big list.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import ThreadCalls, frame_names, origins, thread_calls
 from traceview.model import visible
+
+NAME = "speedscope"
+SUFFIXES = (".speedscope.json", ".speedscope")
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`title`: the file's name in speedscope (default "traceview (CLOCK time)"). No
+    `merge_threads`: speedscope shows one profile at a time and merges none."""
+
+    title: str | None = None
+
 
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 I64 = npt.NDArray[np.int64]
@@ -66,9 +80,9 @@ def _frames(view: View) -> list[dict[str, Any]]:
     return out
 
 
-def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The speedscope JSON document, streamed thread by thread."""
-    from traceview.exporters import jsonbytes  # numba: paid only by the formats using it
+    from traceview.analysis.kernels import jsonbytes  # numba: paid only by the formats using it
 
     clock = view.query.clock
     zero = origins(view)[clock]
@@ -122,12 +136,4 @@ def export_speedscope(view: View, out: IO[Any], options: Options) -> None:
     out.write("]}\n")
 
 
-SPEEDSCOPE = Exporter(
-    "speedscope",
-    (".speedscope.json", ".speedscope"),
-    False,
-    "speedscope's file format: one evented profile per thread",
-    export_speedscope,
-)
-
-__all__ = ["SPEEDSCOPE", "event_order"]
+__all__ = ["Options", "event_order", "export"]

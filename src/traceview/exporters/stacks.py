@@ -3,23 +3,24 @@ share: the selection's merged trees, one per thread or one for all, and the sele
 with their start and end on each clock, clipped to the query's time range.
 
 Everything here is read from the session (`View`); nothing is recomputed. Trees come from
-`session.top_down`, whose exclusive times are exact clipped times; call spans come from
-`analysis.tables.selected_calls`, which clips exactly as the profile does.
+`session.top_down` (per thread `session.top_down_per_thread`, one cache entry), whose
+exclusive times are exact clipped times; call spans come from `api.tables.selected_calls`,
+which clips exactly as the profile does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calltree import CallTree
 from traceview.analysis.profile import sum_by
-from traceview.analysis.tables import origins as table_origins
-from traceview.analysis.tables import selected_calls
 from traceview.analysis.view import View
+from traceview.api.tables import origins as table_origins
+from traceview.api.tables import selected_calls
 from traceview.model import visible
 
 I64 = npt.NDArray[np.int64]
@@ -40,10 +41,7 @@ class ThreadTree:
 
 def selected_threads(view: View) -> list[int]:
     """The thread rows of the view's selection that have calls, in row order."""
-    q = view.query
-    rows = range(len(view.trace.threads)) if q.threads is None else q.threads
-    counts = view.session.thread_records
-    return [int(t) for t in rows if counts[t] > 0]
+    return view.session.busy_threads(view.query)
 
 
 def thread_label(view: View, t: int) -> str:
@@ -57,15 +55,10 @@ def thread_label(view: View, t: int) -> str:
 def forest(view: View, merge: bool) -> list[ThreadTree]:
     """The selection's merged trees: one per selected thread with calls (labelled with the
     thread), or one unlabelled tree of all of them when `merge`."""
-    rows = selected_threads(view)
     if merge:
-        return [ThreadTree(tuple(rows), None, view.top_down())]
-    session = view.session
-    out = []
-    for t in rows:
-        q = replace(view.query, threads=(t,))
-        out.append(ThreadTree((t,), thread_label(view, t), session.top_down(q)))
-    return out
+        return [ThreadTree(tuple(selected_threads(view)), None, view.top_down())]
+    parts = view.session.top_down_per_thread(view.query)
+    return [ThreadTree((t,), thread_label(view, t), tree) for t, tree in parts]
 
 
 @dataclass(frozen=True)

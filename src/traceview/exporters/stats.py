@@ -1,8 +1,9 @@
-"""The `stats` exporters: per-method statistics on both clocks, as a terminal table (`TEXT`)
-or JSON (`JSON`, shape in docs/json.md)."""
+"""The `stats` format: per-method statistics on both clocks as a terminal table; the rows
+(`rows`) are shared with `exporters/stats_json.py` (shape in docs/json.md)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,13 +11,16 @@ import numpy.typing as npt
 
 from traceview.analysis.profile import Profile
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
-from traceview.exporters.jsonshape import diagnostics_json, dumps, selection_json, threads_json
 from traceview.exporters.notes import note_lines
 from traceview.model import MethodTable, printable, visible
 
 if TYPE_CHECKING:
     from rich.table import Table
+
+NAME = "stats"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "view"
 
 COLUMNS = {  # stats --sort names -> json key
     "incl-cpu": "incl_cpu_us",
@@ -29,16 +33,28 @@ COLUMNS = {  # stats --sort names -> json key
 }
 
 
-def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[str, Any]]:
-    """One JSON-ready dict per called method (µs keys; null for a missing clock), by
-    decreasing inclusive time on `clock`; `incl_percent` of the selection's total on it."""
+@dataclass(frozen=True)
+class Options:
+    """`sort`: a `COLUMNS` name (default: inclusive time on the query's clock); `limit`: at
+    most this many methods (default all)."""
+
+    sort: str | None = None
+    limit: int | None = None
+
+
+def method_rows(
+    prof: Profile, methods: MethodTable, clock: str, timeless: bool = False
+) -> list[dict[str, Any]]:
+    """One JSON-ready dict per called method (µs keys; null for a missing clock, and every
+    time null for a trace without times), by decreasing inclusive time on `clock` (a
+    timeless trace: calls in the subtree); `incl_percent` of the selection's total on it."""
     rows = prof.used(clock)
     off = prof.off_cpu()
     off_excl = prof.excl["wall"] - prof.excl["cpu"] if off is not None else None
     out: list[dict[str, Any]] = []
 
     def us(arr: npt.NDArray[np.int64] | None, m: int) -> float | None:
-        return None if arr is None else int(arr[m]) / 1000
+        return None if arr is None or timeless else int(arr[m]) / 1000
 
     for m in rows.tolist():
         n = int(prof.calls[m])
@@ -66,7 +82,9 @@ def method_rows(prof: Profile, methods: MethodTable, clock: str) -> list[dict[st
             item["off_cpu_us"] / total if item["off_cpu_us"] is not None and total else None
         )
         whole = prof.total(clock)
-        item["incl_percent"] = 100 * int(prof.incl[clock][m]) / whole if whole else 0.0
+        item["incl_percent"] = (
+            None if timeless else 100 * int(prof.incl[clock][m]) / whole if whole else 0.0
+        )
         out.append(item)
     return out
 
@@ -108,50 +126,40 @@ def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Tab
         table.add_row(
             *[fmt(r[key]) for _, key in cols],
             f"{r['calls']}+{r['recursive_calls']}",
-            Text(printable(f"{r['class']}.{r['name']} {r['signature']}")),
+            Text(printable(_label(r))),
         )
     return table
 
 
-def rows(view: View, options: Options) -> list[dict[str, Any]]:
-    """The method rows of the view, sorted (`options.sort`, default inclusive on the query's
-    clock) and cut to `options.limit`."""
+def _label(r: dict[str, Any]) -> str:
+    """`class.method signature`, as `MethodTable.label` writes it (a row without a method
+    name, e.g. a native simpleperf frame, is its class text alone)."""
+    full = f"{r['class']}.{r['name']}" if r["name"] else r["class"]
+    return f"{full} {r['signature']}" if r["signature"] else full
+
+
+def rows(view: View, sort: str | None, limit: int | None) -> list[dict[str, Any]]:
+    """The method rows of the view, sorted (`sort`, default inclusive on the query's clock)
+    and cut to `limit`."""
     q = view.query
-    out = method_rows(view.profile(), view.methods, q.clock)
-    if options.sort:
-        out = sort_rows(out, options.sort)
-    if options.limit is not None:
-        out = out[: max(options.limit, 0)]
+    out = method_rows(view.profile(), view.methods, q.clock, view.session.timeless)
+    if sort:
+        out = sort_rows(out, sort)
+    if limit is not None:
+        out = out[: max(limit, 0)]
     return out
 
 
-def export_json(view: View, out: IO[Any], options: Options) -> None:
-    """`stats --json`: selection, threads, methods, diagnostics."""
-    prof = view.profile()
-    doc = {
-        "file": visible(view.trace.source) if view.trace.source else None,
-        "clocks": list(prof.clocks),
-        "selection": selection_json(view),
-        "threads": threads_json(view, prof),
-        "methods": rows(view, options),
-        "estimates": prof.estimates,
-        "diagnostics": diagnostics_json(view.diagnostics()),
-    }
-    out.write(dumps(doc) + "\n")
-
-
-def export_text(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """`stats`: a rich table sized to the terminal (200 columns when not a terminal)."""
     from rich.console import Console
 
-    table_rows = rows(view, options)
+    table_rows = rows(view, options.sort, options.limit)
     prof = view.profile()
     title = f"{len(table_rows)} methods" + (" (sampled: estimates)" if prof.estimates else "")
+    if view.session.timeless:
+        title += " — order of events: this file has no times"
     is_tty = hasattr(out, "isatty") and out.isatty()
     console = Console(file=out) if is_tty else Console(file=out, width=200)
     console.print(stats_table(table_rows, title, console.width))
     out.write(note_lines(view.diagnostics()))
-
-
-TEXT = Exporter("stats", (), False, "per-method statistics as a table", export_text)
-JSON = Exporter("stats-json", (".json",), False, "per-method statistics as JSON", export_json)

@@ -1,4 +1,4 @@
-"""The `svg` exporter: a standalone interactive flame graph (one SVG file, no network).
+"""The `svg` format: a standalone interactive flame graph (one SVG file, no network).
 
 Python lays the graph out (`analysis.flame.layout` of each thread's merged tree, threads side
 by side under a root frame per thread, or one merged tree with `merge_threads`) and writes
@@ -19,17 +19,32 @@ from __future__ import annotations
 
 import json
 import zlib
+from dataclasses import dataclass
 from html import escape
 from importlib.resources import files
 from typing import IO, Any
 
 import numpy as np
 
-from traceview.analysis.flame import layout
+from traceview.analysis.layout.flame import layout
 from traceview.analysis.view import View
-from traceview.exporters import Exporter, Options
 from traceview.exporters.stacks import MAX_DEPTH, forest, frame_names
 from traceview.model import printable
+
+NAME = "svg"
+SUFFIXES = (".svg",)
+BINARY = False
+SUBJECT = "view"
+
+
+@dataclass(frozen=True)
+class Options:
+    """`merge_threads`: one merged graph instead of one root frame per thread; `title`: the
+    graph's title (default "Flame graph")."""
+
+    merge_threads: bool = False
+    title: str | None = None
+
 
 WIDTH = 1200  # px of the graph area
 FRAME = 17  # px per level
@@ -121,7 +136,7 @@ def frames_data(view: View, merge: bool) -> dict[str, Any]:
     }
 
 
-def export_svg(view: View, out: IO[Any], options: Options) -> None:
+def export(view: View, out: IO[Any], options: Options) -> None:
     """The flame graph as one SVG document."""
     data = frames_data(view, options.merge_threads)
     total = max(int(data["total"]), 1)
@@ -205,12 +220,4 @@ def _fit(name: str, width: float) -> str:
     return name if len(name) <= chars else name[: chars - 2] + ".."
 
 
-SVG = Exporter(
-    "svg",
-    (".svg",),
-    False,
-    "interactive flame graph (standalone SVG: hover, click to zoom, search)",
-    export_svg,
-)
-
-__all__ = ["SVG", "frames_data"]
+__all__ = ["Options", "export", "frames_data"]

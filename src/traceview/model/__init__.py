@@ -1,5 +1,6 @@
 """The trace model: header, columnar tables, diagnostics and errors. Imports nothing else."""
 
+from traceview.model.dumps import ProcessDump
 from traceview.model.errors import Diagnostic, NotATraceError, TraceError, TraceFormatError
 from traceview.model.tables import (
     Action,
@@ -9,16 +10,18 @@ from traceview.model.tables import (
     thread_index_dtype,
 )
 from traceview.model.text import printable, terminal_bytes, terminal_text, visible
-from traceview.model.trace import Clock, Header, Trace, Variant
+from traceview.model.trace import Axis, Clock, Header, Trace, Variant
 
 __all__ = [
     "Action",
+    "Axis",
     "Clock",
     "Diagnostic",
     "EventTable",
     "Header",
     "MethodTable",
     "NotATraceError",
+    "ProcessDump",
     "ThreadTable",
     "Trace",
     "TraceError",

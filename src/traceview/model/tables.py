@@ -81,7 +81,8 @@ class MethodTable:
     (deobfuscated through a mapping) holds there, per row, the label as the file wrote it, or
     "" for rows the renaming left unchanged. `key_line` is None, or per row the key line
     after its id and tab as the file wrote it (None for rows without one): dmtracedump splits
-    it its own way (analysis/compat.py), so its report can match the file byte for byte.
+    it its own way (analysis/dmtracedump/numbers.py), so its report can match the file byte
+    for byte.
     """
 
     id: U64

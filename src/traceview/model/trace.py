@@ -11,6 +11,7 @@ from typing import Literal
 
 import numpy as np
 
+from traceview.model.dumps import ProcessDump
 from traceview.model.errors import Diagnostic
 from traceview.model.tables import EventTable, MethodTable, ThreadTable
 
@@ -22,10 +23,15 @@ Variant = Literal[
     "streaming-nosummary",  # SLOW 0xF1-0xF3 without one (Android 5-7, or cut off)
     "v2",  # SLOW 4/5 (ART V2, file mode)
     "v2-streaming",  # SLOW 0xF4/0xF5
-    "low-overhead",  # Android 16 long-running-methods dump (no header)
+    "low-overhead",  # Android 16 low-overhead dump, either mode (no header)
+    "simpleperf",  # simpleperf report-sample protobuf records (Studio's "Callstack sample")
 ]
 
 Clock = Literal["thread-cpu", "wall", "dual", "global"]
+
+# What the clock columns hold: times, or (a dump that records no times) each event's position
+# in its thread's sequence: 0, 1, 2, ... ("order of events").
+Axis = Literal["time", "order"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,18 @@ class Header:
     reader's guess that the trace was recorded by sampling (format.md §1.9), and
     `sampling_interval_us` its estimate of the interval (None when instrumented or unknown).
     `entry_format` names the V2 entry-block generation (alpha/beta/gamma) or None.
+    `event_types` are the events a simpleperf recording sampled (`cpu-clock`,
+    `sched:sched_switch`, ...; empty for ART traces).
+
+    `axis` is "time" for every trace with times; "order" when the file records none (an
+    Android 16 all-methods dump): the wall column then holds, per event, the number of calls
+    its thread entered before it (entries 0, 1, 2, ...; an exit shares the next entry's
+    number), so a call spans the calls of its subtree (itself included) and its self is 1:
+    calls, counts, nesting, trees and flame graphs (by count) are exact; no duration exists.
+    `end_ns` is the moment of the dump on the wall axis and `monotonic_offset_ns` what to add
+    to a wall value to read it on CLOCK_MONOTONIC (both from an Android 16 dump's summary
+    packet, else None). `processes` lists the dumps found in an ANR report or a
+    bugreport (empty for any other input) and `process` the index of the one read.
     """
 
     variant: Variant
@@ -58,6 +76,12 @@ class Header:
     sampled: bool = False
     sampling_interval_us: float | None = None
     entry_format: str | None = None
+    event_types: tuple[str, ...] = ()
+    axis: Axis = "time"
+    end_ns: int | None = None
+    monotonic_offset_ns: int | None = None
+    processes: tuple[ProcessDump, ...] = ()
+    process: int | None = None
 
 
 @dataclass(eq=False)
@@ -112,6 +136,8 @@ class Trace:
             "wall": {"wall"},
             "global": {"wall"},  # early Dalvik's common clock across threads
         }
+        if self.header.axis == "order":  # positions, not times: one column, no CPU clock
+            _check(ev.cpu is None, "an order-of-events axis has no cpu column")
         if self.header.clock in expected_clock:
             _check(
                 set(ev.clocks) == expected_clock[self.header.clock],

@@ -3,8 +3,10 @@
 `load(path | "-" | bytes | file)` opens what may be read (`files.py`: regular files, gzip,
 stdin; bounded by `max_size`, stopped at a 1 MiB run of 0x00 or 0xFF), asks `sniff.choose` which
 reader the first bytes call for and hands it the bytes: `v1/regular` (key + data), `v1/split`
-(split pair / bare data), `v1/streaming` (0xF1-0xF3) or `v2` (ART V2), all behind the same
-`sniff` + `read` contract and ending in the one assembly step (`assemble.py`). Regular files
+(split pair / bare data), `v1/streaming` (0xF1-0xF3), `v2` (ART V2), `lowoverhead` (Android 16
+dumps) or `lowoverhead/anr` (ANR reports and bugreport zips carrying them; `process` picks one),
+all behind the same `sniff` + `read` contract and ending in the one assembly step
+(`assemble.py`). Regular files
 are decoded from disk in chunks; the other variants are read whole. Records that are mostly
 nonsense are refused (`verdict.py`) unless `salvage=True`.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,6 +32,7 @@ from traceview.readers.files import (
     read_stdin,
     too_big,
 )
+from traceview.readers.lowoverhead import anr
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
@@ -41,26 +45,35 @@ _HEAD = 1 << 16
 Input = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
 
 
-def load(source: Input, *, max_size: int = DEFAULT_MAX_SIZE, salvage: bool = False) -> Trace:
+def load(
+    source: Input,
+    *,
+    max_size: int = DEFAULT_MAX_SIZE,
+    salvage: bool = False,
+    process: str | int | None = None,
+) -> Trace:
     """Read a trace from a path, `"-"` (stdin), bytes or a binary file object; `Trace.source`
     is the path. At most `max_size` bytes are read (a file, gzip output, stdin); records that
-    are mostly nonsense raise unless `salvage` asks for a best-effort reading."""
+    are mostly nonsense raise unless `salvage` asks for a best-effort reading. An ANR report
+    or a bugreport zip is read too: `process` (a name or pid) picks which of its processes'
+    dumps (default: the first; `Header.processes` lists them)."""
+    how = _How(max_size, salvage, process)
     if isinstance(source, str) and source == STDIN:
-        return _labelled(lambda: _load_stream(read_stdin(max_size), STDIN, max_size, salvage), "-")
+        return _labelled(lambda: _load_stream(read_stdin(max_size), STDIN, how), "-")
     if isinstance(source, str | os.PathLike):
         path = Path(source)
-        return _labelled(lambda: _load_path(path, max_size, salvage), escape(path))
+        return _labelled(lambda: _load_path(path, how), escape(path))
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source) if isinstance(source, bytearray) else source
         if len(data) > max_size:
             raise too_big(len(data), max_size)
-        return _load_bytes(data, None, max_size, salvage)
+        return _load_bytes(data, None, how)
     name = getattr(source, "name", None)
     label = name if isinstance(name, str) else None
     stream = source
 
     def read() -> Trace:
-        return _load_stream(read_bounded(stream, max_size), label, max_size, salvage)
+        return _load_stream(read_bounded(stream, max_size), label, how)
 
     return _labelled(read, escape(label)) if label else read()
 
@@ -72,11 +85,18 @@ def _labelled(read: Callable[[], Trace], label: str) -> Trace:
         raise (err if err.path else err.with_path(label)) from None
 
 
-def _load_stream(
-    got: tuple[bytes, Diagnostic | None], label: str | None, max_size: int, salvage: bool
-) -> Trace:
+@dataclass(frozen=True)
+class _How:
+    """What `load` was asked: the size bound, salvage, the process of an ANR report."""
+
+    max_size: int
+    salvage: bool
+    process: str | int | None
+
+
+def _load_stream(got: tuple[bytes, Diagnostic | None], label: str | None, how: _How) -> Trace:
     data, note = got
-    return _noted(_load_bytes(data, label, max_size, salvage), [note] if note else [])
+    return _noted(_load_bytes(data, label, how), [note] if note else [])
 
 
 def _noted(trace: Trace, notes: list[Diagnostic]) -> Trace:
@@ -84,7 +104,7 @@ def _noted(trace: Trace, notes: list[Diagnostic]) -> Trace:
     return trace
 
 
-def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
+def _load_path(path: Path, how: _How) -> Trace:
     if not os.path.lexists(path):
         pair = split.find_pair(path)
         if pair is None:
@@ -93,24 +113,40 @@ def _load_path(path: Path, max_size: int, salvage: bool) -> Trace:
                 f"no such file (nor {escape(path)}.key + {escape(path)}.data)",
                 escape(path),
             )
-        return _load_split(*pair, str(path), max_size, salvage)
+        return _load_split(*pair, str(path), how)
     with open_regular(path) as f:
         head = f.read(_HEAD)
         if is_gzip(head):
             size = os.fstat(f.fileno()).st_size
-            if size > max_size:
-                raise too_big(size, max_size)
+            if size > how.max_size:
+                raise too_big(size, how.max_size)
             f.seek(0)
-            return _load_bytes(f.read(), str(path), max_size, salvage)
+            return _load_bytes(f.read(), str(path), how)
         name, reader = choose(head)
+        _check_process(name, how)
         if name == "data" or (name == "regular" and path.suffix == ".key"):
             pair = split.find_pair(path)
             if pair is not None:
-                return _load_split(*pair, str(path), max_size, salvage)
+                return _load_split(*pair, str(path), how)
         src = Source(file=f)  # regular and data: decoded chunk by chunk; others read whole
-        notes = _clip(src, "file", max_size)
+        if name == "anr":  # text or a zip: no fill-run clipping (a zip may hold zero runs)
+            if src.size > how.max_size:
+                raise too_big(src.size, how.max_size)
+            return anr.read(src, source=str(path), process=how.process, max_size=how.max_size)
+        notes = _clip(src, "file", how.max_size)
         trace = _noted(reader.read(src, source=str(path)), notes)
-        return judge(trace, salvage, src.read(0, SAMPLE))
+        return judge(trace, how.salvage, src.read(0, SAMPLE))
+
+
+def _check_process(name: str, how: _How) -> None:
+    """`process` picks a dump of an ANR report; anything else has one trace."""
+    if how.process is not None and name != "anr":
+        raise TraceFormatError(
+            f"a process ({how.process}) was asked for, but this is not an ANR report or a "
+            f"bugreport zip (it reads as {name}): it holds one trace",
+            expected="an ANR report or a bugreport zip",
+            found=name,
+        )
 
 
 def _clip(src: Source, where: str, max_size: int) -> list[Diagnostic]:
@@ -122,31 +158,32 @@ def _clip(src: Source, where: str, max_size: int) -> list[Diagnostic]:
     return [fill_note(at, where)] if at is not None else []
 
 
-def _load_split(key: Path, data: Path, label: str, max_size: int, salvage: bool) -> Trace:
+def _load_split(key: Path, data: Path, label: str, how: _How) -> Trace:
     with open_regular(key) as kf, open_regular(data) as df:
         data_src = Source(file=df)
-        notes = _clip(data_src, "data file", max_size)
+        notes = _clip(data_src, "data file", how.max_size)
         trace = split.read_split(Source(file=kf), data_src, source=label)
-        return judge(_noted(trace, notes), salvage, data_src.read(0, SAMPLE))
+        return judge(_noted(trace, notes), how.salvage, data_src.read(0, SAMPLE))
 
 
-def _load_bytes(
-    data: bytes | memoryview, source: str | None, max_size: int, salvage: bool, depth: int = 0
-) -> Trace:
+def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: int = 0) -> Trace:
     head = bytes(data[:_HEAD])
     if is_gzip(head):
         if depth >= 2:
             raise TraceFormatError("gzip inside gzip inside gzip", offset=0)
-        inner, notes = gunzip(data, max_size)
+        inner, notes = gunzip(data, how.max_size)
         if not inner:
             raise TraceFormatError(
                 "the gzip stream holds only one repeated byte (0x00 or 0xFF)",
                 offset=0,
                 expected="a trace",
             )
-        return _noted(_load_bytes(inner, source, max_size, salvage, depth + 1), notes)
-    _, reader = choose(head)
+        return _noted(_load_bytes(inner, source, how, depth + 1), notes)
+    name, reader = choose(head)
+    _check_process(name, how)
     src = Source(data)
-    notes = _clip(src, "input", max_size)
+    if name == "anr":
+        return anr.read(src, source=source, process=how.process, max_size=how.max_size)
+    notes = _clip(src, "input", how.max_size)
     trace = _noted(reader.read(src, source=source), notes)
-    return judge(trace, salvage, src.read(0, SAMPLE))
+    return judge(trace, how.salvage, src.read(0, SAMPLE))

@@ -58,13 +58,19 @@ def write(
             variant = "regular"
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+    timeless = trace.header.axis == "order"
+    if timeless and variant != "low-overhead":
+        raise ValueError(
+            f"this trace has no times (an Android 16 all-methods dump: the order of events "
+            f"only); a {variant} trace needs them, and traceview does not invent them"
+        )
     if variant in ("v2", "v2-streaming"):
         return _write_v2(trace, out, variant, clock, generation)
     if variant == "low-overhead":
         from traceview.writer.lowoverhead import write_lowoverhead  # Android 16 dumps
 
         with _opened(out) as (fh, paths):
-            write_lowoverhead(trace, fh)
+            write_lowoverhead(trace, fh, mode="all" if timeless else "long-running")
         return paths
     from traceview.writer import v1
 

@@ -1,0 +1,1 @@
+"""dmtracedump's own numbers, orders and diff (its compatibility rules)."""

@@ -1,0 +1,1 @@
+"""Compiled (numba) kernels and the jit wrapper: the only room that imports numba."""

@@ -1,0 +1,1 @@
+"""What the viewer draws, as data: timeline tiles, flame layouts, the frame budget."""

@@ -1,0 +1,89 @@
+"""The `anr` format: what was slow when an ANR hit (analysis/anr.py) — the dump's process, each
+thread's calls open at the dump (the main thread first), then the calls over ART's threshold
+with their callers, longest first — as text (`exporters/anr_json.py` writes it as JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, Any
+
+from traceview.analysis.anr import AnrSummary, Frame, anr_summary
+from traceview.analysis.view import View
+from traceview.exporters.notes import note_lines
+from traceview.model import MethodTable, printable
+
+NAME = "anr"
+SUFFIXES: tuple[str, ...] = ()
+BINARY = False
+SUBJECT = "view"
+CALLERS_SHOWN = 12  # callers printed under a slow call
+
+
+@dataclass(frozen=True)
+class Options:
+    """`limit`: the slow calls listed; `min_ms`: list calls of at least this many ms instead
+    of ART's threshold."""
+
+    limit: int = 50
+    min_ms: int | None = None
+
+
+def summarise(view: View, limit: int, min_ms: int | None) -> AnrSummary:
+    """The analysis the text and JSON forms show."""
+    minimum = min_ms * 1_000_000 if min_ms is not None else None
+    return anr_summary(view.session, limit=limit, minimum_ns=minimum)
+
+
+def _s(ns: int | None, at_least: bool = False) -> str:
+    if ns is None:
+        return "-"
+    return ("≥" if at_least else "") + f"{ns / 1e9:.3f} s"
+
+
+def _process(view: View) -> str:
+    h = view.trace.header
+    if h.process is not None and h.processes:
+        dump = h.processes[h.process]
+        where = dump.where() + (f", dumped {dump.at}" if dump.at else "")
+        return f"process {printable(dump.label())} ({printable(where)})"
+    return f"file {printable(str(view.trace.source))}"
+
+
+def export(view: View, out: IO[Any], options: Options) -> None:
+    """The summary as text."""
+    s = summarise(view, options.limit, options.min_ms)
+    methods, th = view.methods, view.trace.threads
+    lines = [_process(view)]
+    if s.timeless:
+        lines.append("this dump has no times (all methods: the order of events): stacks only")
+    elif s.end_ns is not None:
+        lines.append(f"dump at {_s(s.end_ns)} after the first event")
+    if not s.timeless and s.clock != "wall":
+        lines.append(f"this trace has no wall clock: times are on its {s.clock} clock")
+    lines.append("")
+    lines.append("open at the dump (outermost first; time open so far):")
+    if not s.stacks:
+        lines.append("  (no call was open)")
+    for t, frames in s.stacks:
+        main = " (main)" if t == s.main else ""
+        named = f"{printable(name)} " if (name := th.name[t]) is not None else ""
+        lines.append(f"  {named}[{int(th.id[t])}]{main}")
+        lines.extend(_frame_line(f, depth, methods) for depth, f in enumerate(frames))
+    if not s.timeless:
+        lines.append("")
+        shown = f", the {len(s.slow)} longest" if len(s.slow) < s.slow_total else ""
+        lines.append(f"calls of {_s(s.threshold_ns)} or more: {s.slow_total}{shown}")
+        for call in s.slow:
+            name = printable(methods.label(call.method))
+            thread = printable(th.label(call.thread))
+            lines.append(f"  {_s(call.ns, call.at_least):>11}  {thread}  {name}")
+            for m in call.callers[:CALLERS_SHOWN]:
+                lines.append(f"{'':>15}at {printable(methods.label(m))}")
+            if len(call.callers) > CALLERS_SHOWN:
+                lines.append(f"{'':>15}... {len(call.callers) - CALLERS_SHOWN} more callers")
+    out.write("\n".join(lines) + "\n")
+    out.write(note_lines(view.diagnostics()))
+
+
+def _frame_line(f: Frame, depth: int, methods: MethodTable) -> str:
+    return f"  {_s(f.ns, f.at_least):>11}  {'  ' * depth}{printable(methods.label(f.method))}"

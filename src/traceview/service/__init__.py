@@ -1,0 +1,1 @@
+"""The team service: routes, store, upload probe, sessions."""

@@ -1,0 +1,118 @@
+"""The trace service in headless Chromium: upload a trace with the start page's file picker
+(under the real CSP), land on its viewer at /t/<id>/ (every API call under that prefix), open
+its flame graphs page and one thread's SVG; the single-trace viewer still works at /."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.browserkit import settle, shot, start_app, watch
+from support.viewer_trace import EVIL_THREAD, viewer_trace
+from traceview.synth import generate
+from traceview.writer import write
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from traceview.service.routes import create_service
+    from traceview.service.store import SqliteStore
+
+    store = SqliteStore(tmp_path_factory.mktemp("data"))
+    viewer = start_app(create_service(store))
+    yield viewer.url.rstrip("/")
+    viewer.stop()
+    store.close()
+
+
+def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path) -> None:
+    path = tmp_path / "checkout.trace"
+    write(generate(records=20_000, threads=4, seed=5), path)
+    errors: list[str] = []
+    page = watch(browser.new_page(viewport={"width": 1300, "height": 800}), errors)  # real CSP
+    failed: list[str] = []  # a browser asks for /favicon.ico beside a bare SVG: not ours
+    page.on(
+        "response",
+        lambda r: failed.append(r.url) if r.status >= 400 and "favicon" not in r.url else None,
+    )
+    page.goto(service + "/")
+    page.wait_for_selector("#empty:not([hidden])")
+    page.set_input_files("#file", str(path))
+    page.wait_for_url("**/t/*/", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    assert len(trace_id) == 64
+    assert page.text_content("#source") and "checkout.trace" in page.text_content("#source")
+    settle(page)
+    shot(page, "service-viewer")
+    assert errors == []
+
+    page.goto(service + "/")
+    page.wait_for_selector("#traces tbody tr")
+    assert "checkout.trace" in page.text_content("#traces tbody")
+    shot(page, "service-start")
+
+    page.goto(f"{service}/t/{trace_id}/flames")
+    page.wait_for_selector("img")
+    page.wait_for_function("() => [...document.images].every(i => i.complete && i.naturalWidth)")
+    shot(page, "service-flames", full=True)
+    page.goto(f"{service}/t/{trace_id}/flame/0.svg")
+    assert page.locator("rect").count() > 10
+    shot(page, "service-flame-svg")
+    assert failed == []
+    assert [e for e in errors if not e.startswith("Failed to load resource")] == []
+
+
+def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> None:
+    path = tmp_path / "<img src=x onerror=alert(1)>.trace"
+    write(viewer_trace(), path)
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(service + "/")
+    page.set_input_files("#file", str(path))
+    page.wait_for_url("**/t/*/", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    page.goto(service + "/")
+    page.wait_for_selector("#traces tbody tr")
+    assert page.locator("#traces img").count() == 0
+    page.goto(f"{service}/t/{trace_id}/flames")
+    assert page.locator("b").count() == 0 and EVIL_THREAD not in page.content()
+    assert dialogs == []
+
+
+DROP = """([name, b64]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const data = new DataTransfer();
+  data.items.add(new File([bytes], name));
+  const zone = document.getElementById("drop");
+  zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true }));
+  zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true }));
+}"""
+
+
+def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:
+    import base64
+    import io
+
+    page = browser.new_page(viewport={"width": 1100, "height": 500})
+    page.goto(service + "/")
+    page.wait_for_selector("#traces")
+    page.evaluate(DROP, ["notes.txt", base64.b64encode(b"just some notes\n" * 20).decode()])
+    page.wait_for_selector("#status.error")
+    status = page.text_content("#status") or ""
+    assert status.startswith("Upload refused: notes.txt: at byte 0: not an Android method trace")
+    assert "\n" not in status
+    shot(page, "service-drop-refused")
+    out = io.BytesIO()
+    write(generate(records=3000, threads=2, seed=11), out)
+    page.evaluate(DROP, ["dropped.trace", base64.b64encode(out.getvalue()).decode()])
+    page.wait_for_url("**/t/*/", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    assert "dropped.trace" in (page.text_content("#source") or "")
