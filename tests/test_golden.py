@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from support.corpus import CORPUS, corpus_files
+from support.corpus_table import EXPECTED, refused
 from support.golden import GOLDEN, describe, golden_path, summary
 from support.tracebuild import make_trace
 from traceview.analysis.calls import CallTable
@@ -20,6 +21,10 @@ from traceview.model import Trace
 def test_golden_summary(path: Path, request: pytest.FixtureRequest) -> None:
     name = str(path.relative_to(CORPUS))
     got = summary(path, name)
+    if name in EXPECTED:  # the summary refuses exactly the files the corpus table refuses
+        words = refused(name)
+        assert ("\nrefused: " in got) == (words is not None), name
+        assert words is None or words in got, (name, words)
     target = golden_path(name)
     if request.config.getoption("--update-golden"):
         GOLDEN.mkdir(exist_ok=True)

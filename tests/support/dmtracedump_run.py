@@ -3,8 +3,9 @@
 `debian(args)` runs the installed binary (tests skip when it is absent: `needs_debian`);
 `ours(args)` runs `traceview dmtracedump` in-process and returns its stdout bytes.
 `comparable(text)` cuts every line at its first tab: dmtracedump glues what follows a key
-line's fourth field onto the signature, which the model does not keep field by field (it is
-always the last thing on a line, after every number).
+line's fourth field onto the signature, so the report of a variant without key lines (V2,
+whose names come from packets) differs there from the regular file's (it is always the last
+thing on a line, after every number).
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ class AnrSummary:
     stacks: tuple[tuple[int, tuple[Frame, ...]], ...]
     slow: tuple[SlowCall, ...]
     slow_total: int
+    clock: str = "wall"  # the times' clock: thread CPU time when the trace has no wall clock
 
 
 def threshold_ns(session: Session) -> int:
@@ -77,13 +78,14 @@ def anr_summary(session: Session, *, limit: int = 50, minimum_ns: int | None = N
     end = trace.header.end_ns
     main = session.main_thread()
     order = [main, *[t for t in range(len(trace.threads)) if t != main]]
+    clock = "wall" if "wall" in session.clocks else session.clocks[0]
     stacks = []
-    start = calls.start("wall") if len(calls) else np.zeros(0, dtype=np.int64)
+    start = calls.start(clock) if len(calls) else np.zeros(0, dtype=np.int64)
     for t in order:
         lo, hi = (int(x) for x in calls.thread_ranges[t])
         if lo == hi:
             continue
-        first, last = calls.thread_span(t, "wall")
+        first, last = calls.thread_span(t, clock)
         rows = lo + np.flatnonzero(calls.flags[lo:hi] & OPEN)
         until = max(end, last) if end is not None else last
         frames = tuple(
@@ -100,7 +102,7 @@ def anr_summary(session: Session, *, limit: int = 50, minimum_ns: int | None = N
     slow: list[SlowCall] = []
     total = 0
     if not timeless and len(calls):
-        incl = calls.incl("wall")
+        incl = calls.incl(clock)
         closed = (calls.flags & (OPEN | SYNTH_ENTRY)) == 0
         over = np.flatnonzero(closed & (incl >= threshold))
         total = len(over)
@@ -111,7 +113,7 @@ def anr_summary(session: Session, *, limit: int = 50, minimum_ns: int | None = N
             while p >= 0:
                 callers.append(int(calls.method[p]))
                 p = int(calls.parent[p])
-            first, _ = calls.thread_span(int(thread[r]), "wall")
+            first, _ = calls.thread_span(int(thread[r]), clock)
             slow.append(
                 SlowCall(
                     int(thread[r]),
@@ -122,4 +124,4 @@ def anr_summary(session: Session, *, limit: int = 50, minimum_ns: int | None = N
                     int(start[r]) <= first,
                 )
             )
-    return AnrSummary(timeless, end, threshold, main, tuple(stacks), tuple(slow), total)
+    return AnrSummary(timeless, end, threshold, main, tuple(stacks), tuple(slow), total, clock)

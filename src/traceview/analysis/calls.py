@@ -24,6 +24,7 @@ Every start/end time is the time of some event, so the table stores event rows
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -264,8 +265,7 @@ def build_calls(trace: Trace) -> CallTable:
     )
     count = sizes.copy()
     extra: dict[int, Paired] = {}  # repaired threads with more calls than their rows (rare)
-    for t in np.flatnonzero(failed).tolist():
-        rows: IntArray = np.flatnonzero(ev.thread == t).astype(idx_dtype)
+    for t, rows in _rows_of(ev.thread, failed, idx_dtype):
         paired, dropped = pair_records(ev.action[rows], ev.method[rows], rows)
         for key, value in repair_counts(paired, dropped).items():
             stats[key] += value
@@ -278,6 +278,21 @@ def build_calls(trace: Trace) -> CallTable:
     table = out.table(trace, ranges, counts[:, 4:6].copy())
     table.diagnostics.extend(repair_diagnostics(stats))
     return table
+
+
+def _rows_of(
+    thread: npt.NDArray[Any], wanted: npt.NDArray[np.bool_], dtype: type
+) -> Iterator[tuple[int, IntArray]]:
+    """(thread row, its event rows in order) for each `wanted` thread: one pass and a sort
+    of their rows, not a pass per thread (65,535 threads with a bad exit each)."""
+    if not wanted.any():
+        return
+    rows: IntArray = np.flatnonzero(wanted[thread]).astype(dtype)
+    rows = rows[np.argsort(thread[rows], kind="stable")]
+    owner = thread[rows]
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
+        yield int(owner[a]), rows[a:b]
 
 
 def thread_sizes(thread: npt.NDArray[Any], n_threads: int) -> I64:
@@ -404,8 +419,11 @@ class ThreadRows:
     Events already grouped by thread: slices. Otherwise one comparison pass per big thread
     (no global index array held), and one pass plus a small sort for all the small threads
     together (those holding the last 5 % of the records), so a trace with many small threads
-    does not pay one full pass each.
+    does not pay one full pass each. At most `PASSES` threads get a pass of their own (the
+    biggest): with 65,535 threads of equal size, one pass each was quadratic.
     """
+
+    PASSES = 64
 
     def __init__(
         self, thread: npt.NDArray[Any], sizes: I64, dtype: type, lazy: bool = False
@@ -424,6 +442,7 @@ class ThreadRows:
         by_size = np.argsort(sizes, kind="stable")
         small_total = np.cumsum(sizes[by_size])
         cut = int(np.searchsorted(small_total, n // 20, side="right"))
+        cut = max(cut, n_threads - self.PASSES)
         if cut > 1:  # done now (while the output is still untouched) unless lazy
             self.small_set = {int(t) for t in by_size[:cut]}
             if not lazy:

@@ -6,16 +6,15 @@ first), then every call over ART's threshold with its callers, longest first
 
 from __future__ import annotations
 
-import argparse
-
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 
 
 def main(argv: list[str]) -> int:
     """Run `traceview anr`."""
-    parser = argparse.ArgumentParser(prog="traceview anr", description=__doc__)
+    parser = Parser(prog="traceview anr", description=__doc__)
     options.add_trace(parser)
     options.add_mapping(parser)
     options.add_output(parser)

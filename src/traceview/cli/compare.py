@@ -18,6 +18,7 @@ from traceview.analysis.session import Session
 from traceview.cli import options
 from traceview.cli.diff import add_thresholds, thresholds
 from traceview.cli.memory import release_freed_memory
+from traceview.cli.parser import Parser
 from traceview.cli.view import allowed_hosts, bind, load_with_progress, run
 from traceview.model import printable
 from traceview.viewer.app import create_app
@@ -26,7 +27,7 @@ from traceview.viewer.comparing import Sides
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview compare`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview compare",
         description="Compare runs in the local web viewer (the Diff tab, the differential "
         "flame graph, both timelines).",

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from traceview.cli.parser import Parser
 from traceview.model import Trace, TraceError
 from traceview.readers import load
 from traceview.writer import VARIANTS, split_paths, write
@@ -21,7 +22,7 @@ CLOCKS = ("thread-cpu", "wall", "dual", "global")
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser (prog `traceview convert`)."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview convert",
         description="Write a trace as another variant (streaming -> regular by default).",
     )

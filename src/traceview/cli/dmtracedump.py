@@ -32,6 +32,7 @@ from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.exporters import Format, Pair, get
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -41,7 +42,7 @@ LENIENT = ("script_url", "threshold")  # dmtracedump's getopt takes them in any 
 
 def parser() -> argparse.ArgumentParser:
     """dmtracedump's options (getopt `d:hg:kos:t:`) and ours."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="dmtracedump",
         add_help=False,
         description="dmtracedump's profile reports of a method trace",

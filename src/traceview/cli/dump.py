@@ -9,7 +9,6 @@ timings on stderr (calls/profile: seconds summed over the workers).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -17,14 +16,13 @@ import time
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 
 
 def main(argv: list[str]) -> int:
     """Print the regression dump of a selection; 0 on success."""
-    parser = argparse.ArgumentParser(
-        prog="traceview -r", description="regression-only text dump of a trace"
-    )
+    parser = Parser(prog="traceview -r", description="regression-only text dump of a trace")
     options.add_trace(parser)
     options.add_selection(parser)
     options.add_output(parser, json=False)

@@ -18,6 +18,7 @@ import sys
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.exporters import REGISTRY, Format, for_path, get, names
 
 # the interchange formats (docs/formats.md), preferred when a suffix is shared (`.json`);
@@ -40,7 +41,7 @@ def listing() -> str:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview export`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview export",
         description="Write the selection as folded stacks, an SVG flame graph, Chrome trace "
         "events, a speedscope profile, a pprof profile, a Perfetto trace or Parquet tables.",

@@ -3,16 +3,15 @@ engine repaired (exporters/info.py)."""
 
 from __future__ import annotations
 
-import argparse
-
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 
 
 def main(argv: list[str]) -> int:
     """Run `traceview info`."""
-    parser = argparse.ArgumentParser(prog="traceview info", description=__doc__)
+    parser = Parser(prog="traceview info", description=__doc__)
     options.add_trace(parser)
     options.add_mapping(parser)
     options.add_output(parser)

@@ -23,6 +23,7 @@ from traceview.capture.adb import Adb, CaptureError, find_adb, pick_device
 from traceview.capture.recording import AM_BUFFER_MB, Plan, Recording
 from traceview.cli import options
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.model import TraceError, printable
 
 TOP = 10  # methods in the summary
@@ -30,7 +31,7 @@ TOP = 10  # methods in the summary
 
 def parser() -> argparse.ArgumentParser:
     """The `record` options."""
-    p = argparse.ArgumentParser(prog="traceview record", description=__doc__)
+    p = Parser(prog="traceview record", description=__doc__)
     p.add_argument("package", help="the app's package (its process name)")
     options.add_output(p, json=False)
     p.add_argument(

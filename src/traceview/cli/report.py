@@ -16,6 +16,7 @@ from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.options import CliError
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 from traceview.viewer import compare_report
 from traceview.viewer.comparing import Sides
@@ -33,7 +34,7 @@ def megabytes(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview report`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview report",
         description="Write the viewer as one self-contained HTML file (works offline).",
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
+from traceview.cli.parser import Parser
 from traceview.cli.view import allowed_hosts, bind, url_for
 from traceview.service.probe import Limits
 from traceview.service.sessions import BUDGET
@@ -24,7 +25,7 @@ from traceview.viewer.guard import Timeouts, head_deadline
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview serve`."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview serve",
         description="Run a trace service: upload traces, share a viewer page for each.",
     )

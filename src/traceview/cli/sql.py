@@ -43,6 +43,7 @@ from traceview.cli.options import (
     rename,
     write,
 )
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 from traceview.model import printable, visible
 
@@ -51,7 +52,7 @@ EXTRA = "traceview sql needs duckdb and pyarrow: pip install 'traceview[data]'"
 
 def parser() -> argparse.ArgumentParser:
     """The `sql` command's options."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview sql",
         description="Run SQL (DuckDB) over the calls, methods, threads and edges tables of "
         "one or many traces; with several traces or a glob, every table starts with a "

@@ -3,10 +3,9 @@ per-method statistics on both clocks, as a table or JSON (exporters/stats.py).""
 
 from __future__ import annotations
 
-import argparse
-
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 from traceview.exporters.stats import COLUMNS
 
@@ -15,7 +14,7 @@ FLAGS = {"sort": "--sort", "limit": "--limit"}
 
 def main(argv: list[str]) -> int:
     """Print the statistics of a selection."""
-    parser = argparse.ArgumentParser(prog="traceview stats", description=__doc__)
+    parser = Parser(prog="traceview stats", description=__doc__)
     options.add_trace(parser)
     options.add_selection(parser)
     parser.add_argument("--sort", choices=sorted(COLUMNS), help="column to sort by")

@@ -4,10 +4,9 @@ JSON (exporters/tree.py)."""
 
 from __future__ import annotations
 
-import argparse
-
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.parser import Parser
 from traceview.exporters import get
 
 FLAGS = {"max_depth": "--max-depth"}
@@ -15,7 +14,7 @@ FLAGS = {"max_depth": "--max-depth"}
 
 def main(argv: list[str]) -> int:
     """Print the tree of a selection."""
-    parser = argparse.ArgumentParser(prog="traceview tree", description=__doc__)
+    parser = Parser(prog="traceview tree", description=__doc__)
     options.add_trace(parser)
     options.add_selection(parser)
     parser.add_argument("--max-depth", type=int, help="deepest level shown (0 = roots)")

@@ -23,6 +23,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from traceview.analysis.session import Session
 from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
+from traceview.cli.parser import Parser
 from traceview.model import printable
 from traceview.viewer.app import LOCAL_HOSTS, create_app
 from traceview.viewer.guard import Timeouts, head_deadline
@@ -32,9 +33,7 @@ PHASES = ("reading", "building calls", "ready")
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `traceview view`."""
-    p = argparse.ArgumentParser(
-        prog="traceview view", description="Open a method trace in the local web viewer."
-    )
+    p = Parser(prog="traceview view", description="Open a method trace in the local web viewer.")
     options.add_trace(p)
     options.add_mapping(p)
     options.add_listening(p, 0, "default: a free one")

@@ -58,6 +58,8 @@ def export(view: View, out: IO[Any], options: Options) -> None:
         lines.append("this dump has no times (all methods: the order of events): stacks only")
     elif s.end_ns is not None:
         lines.append(f"dump at {_s(s.end_ns)} after the first event")
+    if not s.timeless and s.clock != "wall":
+        lines.append(f"this trace has no wall clock: times are on its {s.clock} clock")
     lines.append("")
     lines.append("open at the dump (outermost first; time open so far):")
     if not s.stacks:

@@ -47,6 +47,7 @@ def summary_json(view: View, limit: int = 50, min_ms: int | None = None) -> dict
         "file": visible(view.trace.source) if view.trace.source else None,
         "process": {"name": visible(dump.name or ""), "pid": dump.pid} if dump else None,
         "times": not s.timeless,
+        "clock": s.clock,
         "dump_us": us(s.end_ns),
         "threshold_us": us(s.threshold_ns),
         "open": [

@@ -4,20 +4,23 @@ method-name profile, line for line as Debian's `dmtracedump` prints them;
 `exporters.dmtracedump_html` writes the same report with its HTML markup.
 
 Numbers and orders come from `analysis/dmtracedump` (`numbers`, `order`); this module only
-prints. The text form writes names as the trace's bytes (dmtracedump's output is bytes, and
-a key line cannot hold a newline); the HTML form shows them with `model.visible` and escapes
-them.
+prints. The text form writes names as the trace's bytes, as dmtracedump does, unless a
+name holds a control character (`model.terminal_bytes`: then it is escaped as the other
+commands escape it); the HTML form shows them with `model.visible`, control characters
+escaped too, and escapes them for HTML.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from typing import IO, Any, Literal
 
 from traceview.analysis.dmtracedump.numbers import LegacyProfile, legacy_profile
 from traceview.analysis.dmtracedump.order import LegacyOrder, Relative, legacy_order
 from traceview.analysis.view import View
+from traceview.model import terminal_bytes, terminal_text, visible
 
 NAME = "dmtracedump"
 SUFFIXES = (".dmtrace.txt",)
@@ -69,7 +72,9 @@ class Report:
 
     def __init__(self, lp: LegacyProfile, order: LegacyOrder, out: IO[bytes], html: bool):
         self.lp, self.order, self.out, self.html = lp, order, out, html
-        self.esc: Escape = _html_escape if html else _same
+        self.esc: Escape = _html_escape if html else terminal_bytes
+        self.n_all = (lp.calls + lp.recursive).tolist()  # once: per row block it was quadratic
+        self.names: dict[int, bytes] = {}  # each entry's label escaped once, not once a line
 
     def write(self) -> None:
         """All four sections."""
@@ -79,11 +84,15 @@ class Report:
         self.methods()
 
     def name(self, e: int) -> bytes:
-        lp, esc = self.lp, self.esc
-        method = lp.name[e]
-        if method is None:
-            return esc(lp.class_name[e])
-        return esc(lp.class_name[e]) + b"." + esc(method) + b" " + esc(lp.signature[e])
+        label = self.names.get(e)
+        if label is None:
+            lp, esc = self.lp, self.esc
+            method = lp.name[e]
+            label = esc(lp.class_name[e])
+            if method is not None:
+                label += b"." + esc(method) + b" " + esc(lp.signature[e])
+            self.names[e] = label
+        return label
 
     def section(self, anchor: bytes) -> None:
         if self.html:
@@ -126,8 +135,7 @@ class Report:
             out.write(b"</pre>\n")
 
     def relatives(self, rows: list[Relative], method_total: int, calls: int, rec: bool) -> None:
-        lp, out, index = self.lp, self.out, self.order.index
-        n_all = (lp.calls + lp.recursive).tolist()
+        out, index, n_all = self.out, self.order.index, self.n_all
         for row in rows:
             if self.html:
                 tag = b"[%d]" % index[row.entry]
@@ -262,7 +270,14 @@ class Report:
                 out.write(CLASS_DASHES + b"\n")
                 out.write(
                     b"%9d %s %s %6d+%-6d %s\n"
-                    % (g.excl, fixed(per, 7, 1), fixed(cum, 7, 1), g.calls, g.recursive, g.title)
+                    % (
+                        g.excl,
+                        fixed(per, 7, 1),
+                        fixed(cum, 7, 1),
+                        g.calls,
+                        g.recursive,
+                        esc(g.title),
+                    )
                 )
             inner = 0.0
             for e in g.entries:
@@ -322,18 +337,11 @@ def _field(text: bytes, width: int) -> bytes:
     return pad + text if width > 0 else text + pad
 
 
-def _same(text: bytes) -> bytes:
-    return text
-
-
 def _html_escape(text: bytes) -> bytes:
-    """A name for HTML: undecodable bytes shown as \\xNN (`model.visible`), then escaped
-    (dmtracedump escapes only <, >, &; quotes too here, so a name never ends an attribute)."""
-    from html import escape
-
-    from traceview.model import visible
-
-    shown = visible(text.decode("utf-8", "surrogateescape"))
+    """A name for HTML: undecodable bytes shown as \\xNN (`model.visible`), control characters
+    too (`model.terminal_text`, tabs kept), then escaped (dmtracedump escapes only <, >, &; quotes
+    too here, so a name never ends an attribute)."""
+    shown = visible(terminal_text(text.decode("utf-8", "surrogateescape")))
     return escape(shown, quote=True).encode("utf-8")
 
 

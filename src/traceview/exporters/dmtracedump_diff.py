@@ -17,6 +17,7 @@ from traceview.analysis.dmtracedump.diff import LegacyDiff, legacy_diff
 from traceview.analysis.dmtracedump.numbers import LegacyProfile
 from traceview.exporters import Pair
 from traceview.exporters.dmtracedump import Policy, compute
+from traceview.model import terminal_bytes
 
 NAME = "dmtracedump-diff"
 SUFFIXES: tuple[str, ...] = ()
@@ -49,10 +50,12 @@ def compare(pair: Pair, policy: str) -> Compared:
 
 def _text_name(lp: LegacyProfile, e: int) -> bytes:
     """`class.method` with dmtracedump's escaping of <, >, & (a pseudo-method's missing
-    name prints as glibc prints a null string)."""
+    name prints as glibc prints a null string), control characters escaped when present."""
 
     def esc(b: bytes) -> bytes:
-        return b.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+        return (
+            terminal_bytes(b).replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+        )
 
     name = lp.name[e]
     return esc(lp.class_name[e]) + b"." + (esc(name) if name is not None else b"(null)")

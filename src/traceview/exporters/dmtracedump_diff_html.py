@@ -1,7 +1,8 @@
 """The `dmtracedump-diff-html` format, dmtracedump's two-trace comparison as a page (`-d -h`):
 sortable tables of the matched methods by exclusive and by inclusive difference, then of the
 methods found in one run only, under the head of `dmtracedump_html` (numbers from
-`dmtracedump_diff.compare`). Names are shown with `model.visible` and HTML-escaped.
+`dmtracedump_diff.compare`). Names are shown with `model.visible` and HTML-escaped, control
+characters escaped when present (`model.terminal_text`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from traceview.exporters import Pair
 from traceview.exporters.dmtracedump import Policy
 from traceview.exporters.dmtracedump_diff import compare
 from traceview.exporters.dmtracedump_html import head
-from traceview.model import visible
+from traceview.model import terminal_text, visible
 
 NAME = "dmtracedump-diff-html"
 SUFFIXES: tuple[str, ...] = ()
@@ -44,8 +45,10 @@ class Options:
 
 def _html_name(lp: LegacyProfile, e: int) -> str:
     name = lp.name[e]
-    cls = visible(lp.class_name[e].decode("utf-8", "surrogateescape"))
-    meth = visible(name.decode("utf-8", "surrogateescape")) if name is not None else "(null)"
+    cls = visible(terminal_text(lp.class_name[e].decode("utf-8", "surrogateescape")))
+    meth = "(null)"
+    if name is not None:
+        meth = visible(terminal_text(name.decode("utf-8", "surrogateescape")))
     return escape(f"{cls}.{meth}", quote=True)
 
 

@@ -6,7 +6,11 @@ As dmtracedump prints it: every thread starts at depth 2, an enter counts before
 and an exit after it; depths below 0 print as 0 with `-`, above 10000 as 10000 with `+`;
 the time is the record's µs on the view's clock (dmtracedump's: the first time field); an id
 missing from the key prints `???.??? methodId: 0x…`. Threads and methods outside the view's
-thread selection are left out. Names are the trace's bytes.
+thread selection are left out. Names are the trace's bytes, escaped only when they hold a
+control character (`model.terminal_bytes`).
+
+Each line repeats the depth's dots (up to 10,000) and its name, so the dump of a deep trace
+is large (a 200,000-deep chain: 4 GB); it is written in chunks of about `CHUNK_BYTES`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from traceview.analysis.dmtracedump.numbers import legacy_names
 from traceview.analysis.view import View
+from traceview.model import terminal_bytes
 
 NAME = "dmtracedump-events"
 SUFFIXES = (".dmtrace.events",)
@@ -25,7 +30,8 @@ BINARY = True
 SUBJECT = "view"
 MAX_DEPTH = 10000
 ACTIONS = (b"ent", b"xit", b"unr", b"???")
-CHUNK = 1 << 16
+CHUNK = 1 << 16  # lines at most per write
+CHUNK_BYTES = 1 << 22  # and about this many bytes (one longer line alone)
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,7 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
     )
     out.write(b"Threads (%d):\n" % len(named))
     for tid, name in named:
-        out.write(b"%2d %s\n" % (tid, name.encode("utf-8", "surrogateescape")))
+        out.write(b"%2d %s\n" % (tid, terminal_bytes(name.encode("utf-8", "surrogateescape"))))
     out.write(b"Trace (threadID action usecs class.method signature):\n")
     rows = np.arange(len(ev))
     if view.query.threads is not None:
@@ -77,11 +83,18 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
             labels.append(classes[e])
         else:
             labels.append(classes[e] + b"." + (names[e] or b"") + b" " + sigs[e])
+    labels = [terminal_bytes(label) for label in labels]
     tids = threads.id.tolist()
     times = ev.time(view.query.clock)[rows] // 1000
     dots = b"." * MAX_DEPTH
-    for at in range(0, len(rows), CHUNK):
-        part = slice(at, at + CHUNK)
+    sizes = np.array([len(label) for label in labels], dtype=np.int64)
+    length = np.cumsum(printed + sizes[ev.method[rows]] + 24)  # a line's bytes, about
+    bounds = np.searchsorted(
+        length, np.arange(CHUNK_BYTES, int(length[-1]) if len(rows) else 0, CHUNK_BYTES)
+    )
+    cuts = np.unique(np.r_[0, np.arange(CHUNK, len(rows), CHUNK), bounds + 1, len(rows)])
+    for at, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        part = slice(at, stop)
         out.write(
             b"".join(
                 b"%2d %s  %8d%c%s%s\n" % (tids[t], ACTIONS[a & 3], tm, n, dots[:d], labels[m])

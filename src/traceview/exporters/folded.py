@@ -44,39 +44,53 @@ def frame_text(name: str) -> str:
 
 
 def folded_lines(tree: CallTree, names: list[str], clock: str, root: str | None) -> Iterator[str]:
-    """`path value` for every node of `tree` with self time on `clock`, in pre-order. A node's
-    path is its parent's path plus its frame, built once per merged node (never per call);
-    frames deeper than `MAX_DEPTH` are summed into one `[deeper frames]` line per path."""
+    """`path value` for every node of `tree` with self time on `clock`, in pre-order; frames
+    deeper than `MAX_DEPTH` are summed into one `[deeper frames]` line per path, after the
+    others. Only the current node's frames are held (a stack of references to `names`), and
+    a path is joined only for a line written: memory is one line, not every path at once (a
+    long name repeated on each line of its subtree is the format's size, not ours)."""
     rows, deep = fold_deep(tree)
     parent = tree.parent.tolist()
     method = tree.method.tolist()
+    depth = tree.depth.tolist()
     excl = tree.excl[clock]
     emit = (excl > 0).tolist()
     values = excl.tolist()
-    paths: list[str] = [""] * len(parent)
     prefix = frame_text(root) + ";" if root is not None else ""
+    frames: list[str] = []
     for i in rows.tolist():
-        p = parent[i]
-        path = (paths[p] + ";" if p >= 0 else prefix) + names[method[i]]
-        paths[i] = path
+        del frames[depth[i] :]
+        frames.append(names[method[i]])
         if emit[i]:
-            yield f"{path} {values[i]}\n"
+            yield f"{prefix}{';'.join(frames)} {values[i]}\n"
     for top, value in zip(deep.top.tolist(), deep.excl[clock].tolist(), strict=True):
         if value > 0:
-            yield f"{paths[top]};{DEEPER} {value}\n"
+            path: list[str] = [DEEPER]
+            while top >= 0:  # a few such lines, each as long as its path: walk up once
+                path.append(names[method[top]])
+                top = parent[top]
+            yield f"{prefix}{';'.join(reversed(path))} {value}\n"
+
+
+CHUNK = 1 << 20  # characters written at a time: lines are joined up to this, never more
 
 
 def export(view: View, out: IO[Any], options: Options) -> None:
-    """One line per call path with self time, thread by thread (or merged)."""
+    """One line per call path with self time, thread by thread (or merged), written in
+    chunks of about `CHUNK` characters (a line longer than that alone)."""
     names = [frame_text(n) for n in frame_names(view)]
     clock = view.query.clock
     for part in forest(view, options.merge_threads):
-        lines = folded_lines(part.tree, names, clock, part.label)
-        while True:
-            chunk = "".join(line for _, line in zip(range(65536), lines, strict=False))
-            if not chunk:
-                break
-            out.write(chunk)
+        buf: list[str] = []
+        size = 0
+        for line in folded_lines(part.tree, names, clock, part.label):
+            buf.append(line)
+            size += len(line)
+            if size >= CHUNK:
+                out.write("".join(buf))
+                buf.clear()
+                size = 0
+        out.write("".join(buf))
 
 
 __all__ = ["Options", "export", "folded_lines", "frame_text"]

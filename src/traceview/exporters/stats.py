@@ -69,15 +69,15 @@ def method_rows(
         }
         if methods.obfuscated is not None:  # deobfuscated: the label as the file wrote it
             item["obfuscated"] = visible(methods.obfuscated[m]) or None
-        for clock in ("cpu", "wall"):
-            item[f"incl_{clock}_us"] = us(prof.incl.get(clock), m)
-            item[f"excl_{clock}_us"] = us(prof.excl.get(clock), m)
+        for c in ("cpu", "wall"):  # not `clock`: the selected clock is used below
+            item[f"incl_{c}_us"] = us(prof.incl.get(c), m)
+            item[f"excl_{c}_us"] = us(prof.excl.get(c), m)
         item["off_cpu_us"] = us(off, m)
         item["off_cpu_excl_us"] = us(off_excl, m)
         total = n + r
-        for clock in ("cpu", "wall"):
-            v = item[f"incl_{clock}_us"]
-            item[f"{clock}_per_call_us"] = v / total if v is not None and total else None
+        for c in ("cpu", "wall"):
+            v = item[f"incl_{c}_us"]
+            item[f"{c}_per_call_us"] = v / total if v is not None and total else None
         item["off_cpu_per_call_us"] = (
             item["off_cpu_us"] / total if item["off_cpu_us"] is not None and total else None
         )

@@ -9,7 +9,7 @@ from traceview.model.tables import (
     ThreadTable,
     thread_index_dtype,
 )
-from traceview.model.text import printable, visible
+from traceview.model.text import printable, terminal_bytes, terminal_text, visible
 from traceview.model.trace import Axis, Clock, Header, Trace, Variant
 
 __all__ = [
@@ -28,6 +28,8 @@ __all__ = [
     "TraceFormatError",
     "Variant",
     "printable",
+    "terminal_bytes",
+    "terminal_text",
     "thread_index_dtype",
     "visible",
 ]

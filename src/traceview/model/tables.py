@@ -79,7 +79,10 @@ class MethodTable:
     False for rows a reader added for ids used by records but never declared (their names
     read `(0x…)`). `obfuscated` is None for names as the file wrote them; a renamed table
     (deobfuscated through a mapping) holds there, per row, the label as the file wrote it, or
-    "" for rows the renaming left unchanged.
+    "" for rows the renaming left unchanged. `key_line` is None, or per row the key line
+    after its id and tab as the file wrote it (None for rows without one): dmtracedump splits
+    it its own way (analysis/dmtracedump/numbers.py), so its report can match the file byte
+    for byte.
     """
 
     id: U64
@@ -90,6 +93,7 @@ class MethodTable:
     line: I32
     declared: npt.NDArray[np.bool_]
     obfuscated: tuple[str, ...] | None = None
+    key_line: tuple[str | None, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.id)

@@ -61,14 +61,18 @@ class MethodFields:
     signature: list[str] = field(default_factory=list)
     source_file: list[str] = field(default_factory=list)
     line: list[int] = field(default_factory=list)
+    key_line: list[str | None] = field(default_factory=list)
 
-    def add(self, cls: str, name: str, sig: str, source: str, line: int) -> None:
-        """Append one method's fields."""
+    def add(
+        self, cls: str, name: str, sig: str, source: str, line: int, key_line: str | None = None
+    ) -> None:
+        """Append one method's fields (`key_line`: its key line after the id, as written)."""
         self.class_name.append(cls)
         self.name.append(name)
         self.signature.append(sig)
         self.source_file.append(source)
         self.line.append(line)
+        self.key_line.append(key_line)
 
 
 def thread_table(ids: Sequence[int], names: Sequence[str | None]) -> ThreadTable:
@@ -98,6 +102,7 @@ def method_table(
         source_file=tuple(fields.source_file),
         line=np.array(fields.line, dtype=np.int32),
         declared=flags,
+        key_line=tuple(fields.key_line) if any(k is not None for k in fields.key_line) else None,
     )
 
 

@@ -18,7 +18,8 @@ _END = re.compile(rb"(?m)^\*end[ \t]*\r?(?:\n|$)")
 
 @dataclass
 class MethodLine:
-    """One method of the key: id as written plus the five name fields."""
+    """One method of the key: id as written plus the five name fields, and the line after the
+    id's tab as written (`rest`, None without a tab)."""
 
     id: int
     class_name: str
@@ -26,6 +27,7 @@ class MethodLine:
     signature: str
     source_file: str
     line: int
+    rest: str | None = None
 
 
 @dataclass
@@ -137,7 +139,8 @@ def parse_method_line(line: str) -> MethodLine | None:
             line_no = int32(parts[4])
     if source == "(null)":
         source = ""
-    return MethodLine(ident, cls, name, sig, source, line_no)
+    rest = line.split("\t", 1)[1] if "\t" in line else None
+    return MethodLine(ident, cls, name, sig, source, line_no, rest)
 
 
 def _lines(raw: bytes, names: NameDecoder) -> list[str]:

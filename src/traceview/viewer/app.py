@@ -187,6 +187,9 @@ def create_app(
             return _error(400, printable(str(exc).strip("'\"") or type(exc).__name__))
 
     def tile(p: dict[str, str]) -> tuple[int, int, int]:
+        missing = [name for name in TILE if name not in p]
+        if missing:  # say which, not a bare KeyError's name
+            raise ValueError(f"missing parameter {', '.join(missing)} (needs {'&'.join(TILE)})")
         return int(p["thread"]), int(p["level"]), int(p["tile"])
 
     def index(request: Request) -> Response:

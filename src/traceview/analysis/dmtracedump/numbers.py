@@ -298,9 +298,10 @@ def legacy_names(
     trace: Trace, shown: MethodTable | None = None
 ) -> tuple[list[bytes], list[bytes | None], list[bytes]]:
     """Class, method name (None for a pseudo-method) and signature as dmtracedump splits a
-    key line. ART writes 5 fields (no line number, a missing source file as `(null)`), which
-    leaves `\tfile` glued to the signature; Dalvik's 6 fields do not. The model keeps no
-    field count, so a method of an ART trace without a line number counts as 5 fields.
+    key line (`dmtracedump_fields`), from the line as the file wrote it when the reader kept
+    it. Without it (other variants, a renamed method) from the fields: ART writes 5 fields (no
+    line number, a missing source file as `(null)`), which leaves `\tfile` glued to the
+    signature; Dalvik's 6 fields do not, and an ART method without a line number counts as 5.
     `shown`: the names to print (the session's renamed table), default the trace's."""
     m = trace.methods if shown is None else shown
     art = (trace.header.vm or "").lower() == "art"
@@ -308,7 +309,16 @@ def legacy_names(
     names: list[bytes | None] = [None, None]
     sigs: list[bytes] = [b"", b""]
     lines = m.line.tolist()
+    kept = m.key_line or (None,) * len(m)
+    renamed = m.obfuscated or ("",) * len(m)
     for i in range(len(m)):
+        line = kept[i]
+        if line is not None and not renamed[i]:
+            cls, name, sig = dmtracedump_fields(_raw(line))
+            classes.append(cls)
+            names.append(name)
+            sigs.append(sig)
+            continue
         classes.append(_raw(m.class_name[i]))
         names.append(_raw(m.name[i]) if m.name[i] else None)
         sig = _raw(m.signature[i])
@@ -316,6 +326,20 @@ def legacy_names(
             sig += b"\t" + (_raw(m.source_file[i]) or b"(null)")
         sigs.append(sig)
     return classes, names, sigs
+
+
+def dmtracedump_fields(rest: bytes) -> tuple[bytes, bytes | None, bytes]:
+    """dmtracedump's split of a key line after its id: class, name and signature when the
+    class and the name are non-empty and each followed by a tab (else the whole rest is the
+    class of a name-less entry); the signature runs to the end of the line unless it and the
+    source file are non-empty and each followed by a tab (a 6-field line: file and line
+    number split off). So `sig\tFile.java` and `sig\t` (5 fields) print as written."""
+    f = rest.split(b"\t", 2)
+    if len(f) < 3 or not f[0] or not f[1]:
+        return rest, None, b""
+    g = f[2].split(b"\t", 2)
+    sig = g[0] if len(g) == 3 and g[0] and g[1] else f[2]
+    return f[0], f[1], sig
 
 
 def _raw(text: str) -> bytes:

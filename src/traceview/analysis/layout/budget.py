@@ -54,7 +54,10 @@ def _methods_named(calls: CallTable, pairs: tuple[tuple[str, str], ...]) -> npt.
 
 
 def frame_calls(calls: CallTable, thread: int, budget_ns: int, clock: str) -> FrameCalls:
-    """The frame calls of thread row `thread` lasting at least `budget_ns` on `clock`."""
+    """The frame calls of thread row `thread` lasting at least `budget_ns` on `clock` (none
+    for a row the trace does not have: a trace without threads)."""
+    if not 0 <= thread < len(calls.thread_ranges):
+        return FrameCalls(thread, "toplevel", clock, 0, np.zeros(0, dtype=np.int64))
     lo, hi = (int(x) for x in calls.thread_ranges[thread])
     method = calls.method[lo:hi]
     kind, rows = "toplevel", np.flatnonzero(calls.depth[lo:hi] == 0)

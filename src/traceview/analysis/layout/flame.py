@@ -104,10 +104,11 @@ def layout(
     # sibling order: by name for a flame graph, by decreasing width otherwise
     if kind == "graph":
         names = methods or tree.trace.methods
-        rank = np.argsort(
-            np.argsort([names.full_name(i) for i in range(len(names))], kind="stable"),
-            kind="stable",
-        )
+        # Python's sort of str, not a numpy string array: that one is fixed-width (methods ×
+        # longest name × 4 bytes: 2,000 methods and one 10^6-character name ask for 8 GB)
+        order = sorted(range(len(names)), key=names.full_name)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[order] = np.arange(len(names))
         sib = np.lexsort((np.arange(len(rows)), rank[method], par))
     else:
         sib = np.lexsort((np.arange(len(rows)), method, -w, par))

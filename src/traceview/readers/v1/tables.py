@@ -142,7 +142,7 @@ def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
         if m is None:
             fields.add(f"(0x{mid:x})", "", "", "", -1)
         else:
-            fields.add(m.class_name, m.name, m.signature, m.source_file, m.line)
+            fields.add(m.class_name, m.name, m.signature, m.source_file, m.line, m.rest)
     return method_table(declared, fields, dec.new_methods)
 
 
