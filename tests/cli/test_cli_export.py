@@ -3,9 +3,8 @@ selection options, Parquet as a directory, and one-line errors."""
 
 from __future__ import annotations
 
-import hashlib
-
 import gzip
+import hashlib
 import json
 from pathlib import Path
 

@@ -259,7 +259,8 @@ def test_parquet_reads_back_in_pyarrow_and_duckdb(session: Session, tmp_path: Pa
     ).fetchone()
     assert top is not None and top[0] in methods["label"]
     totals = con.execute(
-        f"select thread, total_wall_ns from '{out}/threads/*.parquet' where selected order by thread"
+        f"select thread, total_wall_ns from '{out}/threads/*.parquet' "
+        "where selected order by thread"
     ).fetchall()
     prof = view.profile()
     assert [r[1] for r in totals] == [int(x) for x in prof.thread_total["wall"]]
