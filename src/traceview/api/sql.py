@@ -57,14 +57,17 @@ def run(sources: Sequence[Source], sql: str, trace_column: bool) -> Result:
     return execute(lambda con: _define(con, sources, trace_column), sql)
 
 
-def execute(define: Callable[[Any], None], sql: str) -> Result:
-    """Run `sql` in a fresh in-memory DuckDB after `define(connection)` made its views."""
+def execute(
+    define: Callable[[Any], None], sql: str, params: Sequence[object] | None = None
+) -> Result:
+    """Run `sql` (with `params` for its `?`) in a fresh in-memory DuckDB after
+    `define(connection)` made its views."""
     duckdb = optional("duckdb", "traceview sql")
     con = duckdb.connect(":memory:")
     try:
         define(con)
         try:
-            cur = con.execute(sql)
+            cur = con.execute(sql, params) if params else con.execute(sql)
             if cur.description is None:  # a statement without a result (e.g. SET)
                 return Result([], [])
             columns = [str(d[0]) for d in cur.description]

@@ -77,9 +77,10 @@ def define(con: Any, root: Path) -> None:
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} LIMIT 0")
 
 
-def sql(root: Path, query: str) -> Result:
-    """Run `query` over the dataset's views (api.sql.SqlError when it fails)."""
-    return execute(lambda con: define(con, root), query)
+def sql(root: Path, query: str, params: Sequence[object] | None = None) -> Result:
+    """Run `query` (with `params` for its `?`) over the dataset's views (api.sql.SqlError
+    when it fails)."""
+    return execute(lambda con: define(con, root), query, params)
 
 
 def listing(root: Path) -> Result:
