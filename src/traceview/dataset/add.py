@@ -207,12 +207,16 @@ def error_row(origin: Origin, why: str) -> Any:
 
 
 def reason(exc: BaseException) -> str:
-    """The one line saying why a trace could not be read."""
+    """The one line saying why a trace could not be read (without the file's path: the
+    same reason whichever machine read it)."""
     if isinstance(exc, MemoryError):
         return "out of memory while reading the trace"
-    if isinstance(exc, OSError) and not isinstance(exc, TraceError):
+    if isinstance(exc, OSError):
         return printable(exc.strerror or str(exc))
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    path = getattr(exc, "path", None)
+    if path and text.startswith(f"{path}: "):
+        text = text[len(path) + 2 :]
     return printable(text)
 
 

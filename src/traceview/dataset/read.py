@@ -23,6 +23,7 @@ from traceview.dataset.layout import (
     read_schema,
     table_files,
 )
+from traceview.dataset.publish import JOURNAL, STAGING, locked, recover
 
 WHAT = "a traceview dataset"
 DUCK_TYPES = {
@@ -32,6 +33,18 @@ DUCK_TYPES = {
     "bool": "BOOLEAN",
     "string": "VARCHAR",
 }
+
+
+def settle(root: Path) -> None:
+    """Finish a publication a dead writer left half done (its journal), if this process may
+    write the dataset; a reader then sees every trace whole (`publish.recover`)."""
+    if not any((root / STAGING).glob(f"*/{JOURNAL}")):
+        return
+    try:
+        with locked(root):
+            recover(root)
+    except OSError:
+        pass  # a read-only dataset: its writers finish it
 
 
 def published_ids(root: Path) -> set[str]:
@@ -47,6 +60,7 @@ def published_ids(root: Path) -> set[str]:
 def arrow_dataset(root: Path, table: str) -> Any:
     """`table` as a `pyarrow.dataset.Dataset` (partitions as strings)."""
     check(root)
+    settle(root)
     ds = optional("pyarrow.dataset", WHAT)
     pa = optional("pyarrow", WHAT)
     parts = ds.partitioning(pa.schema([(p, pa.string()) for p in PARTITIONS]), flavor="hive")
@@ -62,6 +76,7 @@ def arrow_dataset(root: Path, table: str) -> Any:
 def define(con: Any, root: Path) -> None:
     """One view per table over `root`'s parts in the DuckDB connection `con`."""
     check(root)
+    settle(root)
     hive = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
     for table in ALL_TABLES:
         files = table_files(root, table)
