@@ -80,7 +80,7 @@ def test_the_tables_match_the_schema(exported: tuple[Path, View]) -> None:
         t = built[table]
         assert list(t.columns) == [n for n, _ in columns if n != "trace_id" or table == "traces"]
         for name, kind in columns:
-            col = t[name] if name in t else None
+            col = dict(t.items()).get(name)
             assert col is None or col.dtype == kinds[kind], (table, name, col.dtype)
 
 
