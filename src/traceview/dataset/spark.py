@@ -24,7 +24,7 @@ from typing import Any
 from traceview.api.schema import COLUMNS, SORT_KEYS
 from traceview.api.table import optional
 from traceview.dataset import labels as labelling
-from traceview.dataset.layout import ALL_TABLES, PARTITIONS, check
+from traceview.dataset.layout import ALL_TABLES, PARTITIONS, check, table_files
 from traceview.readers import DEFAULT_MAX_SIZE
 
 WHAT = "the Spark ingest"
@@ -79,7 +79,7 @@ def ingest(
     report = Ingested()
     files = spark.read.format("binaryFile").load(list(paths))
     ids = files.select("path", F.sha2("content", 256).alias("trace_id")).collect()
-    known = _known(spark, root)
+    known = _known(spark, root, base if local else None)
     chosen: dict[str, str] = {}
     for row in sorted(ids, key=lambda r: (r.trace_id, r.path)):
         if row.trace_id in known or row.trace_id in chosen.values():
@@ -151,10 +151,12 @@ def _write(payload: Any, table: str, where: str) -> None:
     )
 
 
-def _known(spark: Any, root: str) -> set[str]:
+def _known(spark: Any, root: str, local: Path | None) -> set[str]:
     """The trace ids of the dataset's traces and errors tables (none when it is new)."""
     out: set[str] = set()
     for table in ("traces", "errors"):
+        if local is not None and not table_files(local, table):
+            continue
         try:
             rows = spark.read.parquet(f"{root.rstrip('/')}/{table}").select("trace_id").collect()
         except Exception:  # no such folder yet: Spark's AnalysisException
@@ -244,11 +246,7 @@ class _Decode:
             ):
                 table = pa.ipc.open_stream(payload).read_all()
                 table = table.select([c for c in table.column_names if c not in PARTITIONS])
-                ids = (
-                    table.column("trace_id").dictionary_decode()
-                    if pa.types.is_dictionary(table.schema.field("trace_id").type)
-                    else table.column("trace_id")
-                )
+                ids = table.column("trace_id").cast(pa.string())  # from its dictionary
                 table = table.set_column(0, "trace_id", ids)
                 n = table.num_rows
                 for p, v in zip(PARTITIONS, (app, build, date), strict=True):
