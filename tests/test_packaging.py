@@ -27,6 +27,7 @@ DEBIAN_PACKAGE = {
     "go": "golang-go",
     "adb": "adb",
     "node": "nodejs",
+    "java": "openjdk-17-jre-headless",
 }
 ESSENTIAL = {"bash", "sh"}  # on every Debian system
 
@@ -71,6 +72,7 @@ def test_ci_needs_no_bare_python() -> None:
 
 def test_ci_installs_every_program_the_tests_look_up() -> None:
     wanted = {"python3", "python3-venv", "dmtracedump", "graphviz", "chromium", "golang-go", "adb"}
+    wanted |= {"openjdk-17-jre-headless"}  # Spark's JVM (tests/dataset/test_spark.py)
     wanted |= {"nodejs", "npm"}
     assert wanted <= ci_packages()
     for path in (ROOT / "tests").rglob("*.py"):
