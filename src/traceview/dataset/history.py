@@ -6,7 +6,8 @@ Traces are chosen by labels, `name=value` words all of which must hold: `app`, `
 `date`, `branch`, `device`, `name`, `trace_id` and `variant` are columns of the traces
 table, any other name a key of its `labels` JSON. A run's numbers are the whole trace's
 profile (the dataset's `profile` table summed over threads), named as it was added, so a
-diff of runs from the dataset equals `traceview diff` of the same trace files.
+diff of runs from the dataset says per method and per thread what `traceview diff` of the
+same trace files says (the call paths, which need the traces' trees, are not compared).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.diff import Run
+from traceview.analysis.diff import Run, method_key, thread_key
 from traceview.dataset.labels import parse
 from traceview.dataset.read import sql
 
@@ -55,7 +56,7 @@ def runs(root: Path, words: Sequence[str], clock: str | None = None) -> tuple[li
     cond, params = choose(words)
     traces = sql(
         root,
-        f"SELECT trace_id, name, clock, clocks FROM traces WHERE {cond} "
+        f"SELECT trace_id, name, clock, clocks, sampled FROM traces WHERE {cond} "
         "ORDER BY date, name, trace_id",
         params,
     ).rows
@@ -64,7 +65,7 @@ def runs(root: Path, words: Sequence[str], clock: str | None = None) -> tuple[li
     clock = clock or str(traces[0][2])
     if clock not in ("cpu", "wall"):
         raise ValueError(f"no clock {clock!r}: cpu or wall")
-    for tid, name, _, clocks in traces:
+    for tid, name, _, clocks, _ in traces:
         if clock not in str(clocks).split(","):
             raise ValueError(f"{name} ({tid[:12]}): this trace has no {clock} clock")
     ids = [t[0] for t in traces]
@@ -80,26 +81,27 @@ def runs(root: Path, words: Sequence[str], clock: str | None = None) -> tuple[li
     ).rows
     threads = sql(
         root,
-        f"SELECT trace_id, label, total_{clock}_ns, calls FROM threads "
+        f"SELECT trace_id, label, main, total_{clock}_ns, calls FROM threads "
         f"WHERE selected AND trace_id IN ({marks}) ORDER BY trace_id, thread",
         ids,
     ).rows
     by_trace = {k: list(g) for k, g in groupby(methods, key=lambda r: r[0])}
     threads_of = {k: list(g) for k, g in groupby(threads, key=lambda r: r[0])}
     out = []
-    for tid, name, _, _ in traces:
+    for tid, name, _, _, sampled in traces:
         mine, theirs = by_trace.get(tid, []), threads_of.get(tid, [])
         out.append(
             Run(
                 source=str(name),
                 clock=clock,
-                keys=[(str(r[1]), str(r[2]), str(r[3])) for r in mine],
+                keys=[method_key(str(r[1]), str(r[2]), str(r[3])) for r in mine],
                 incl=_floats(r[4] for r in mine),
                 excl=_floats(r[5] for r in mine),
                 calls=_floats(r[6] for r in mine),
-                thread_names=[str(r[1]) for r in theirs],
-                thread_total=_floats(r[2] for r in theirs),
-                thread_calls=_floats(r[3] for r in theirs),
+                thread_names=[thread_key(str(r[1]), bool(r[2])) for r in theirs],
+                thread_total=_floats(r[3] for r in theirs),
+                thread_calls=_floats(r[4] for r in theirs),
+                sampled=bool(sampled),
             )
         )
     return out, clock
