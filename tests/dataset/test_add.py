@@ -62,6 +62,31 @@ def test_add_is_idempotent_and_laid_out_by_partition(
     assert rows == [{"app": "com.example", "build": "100", "n": 3}]  # partitions are strings
 
 
+def test_parts_roll_over_and_keep_their_rows_sorted(
+    traces: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part is closed past `PART_BYTES` (here: after every row group) and the next opened;
+    every part holds whole row groups in its table's key order."""
+    from traceview.api.schema import SORT_KEYS
+    from traceview.dataset import add as adding
+    from traceview.dataset import parts
+
+    whole = tmp_path / "whole"
+    assert add(whole, *traces) == 0
+    monkeypatch.setattr(parts, "PART_BYTES", 1)
+    monkeypatch.setattr(parts, "ROW_GROUP", 1000)
+    small = tmp_path / "small"
+    adding.add(small, traces, workers=1)
+    assert len(table_files(small, "calls")) > len(table_files(whole, "calls"))
+    want, got = read_tables(whole), read_tables(small)
+    assert all(got[t].equals(want[t]) for t in want)
+    pq = pytest.importorskip("pyarrow.parquet")
+    for table in ("calls", "edges", "profile", "methods"):
+        for f in table_files(small, table):
+            rows = pq.ParquetFile(f).read()
+            assert rows.equals(rows.sort_by([(k, "ascending") for k in SORT_KEYS[table]])), f
+
+
 def test_a_trace_that_fails_is_an_error_row_and_the_rest_go_on(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
