@@ -20,7 +20,7 @@ import numpy.typing as npt
 from traceview.analysis.profile import ThreadPart, sum_by, thread_parts
 from traceview.analysis.query import CLOCKS
 from traceview.analysis.view import View
-from traceview.api.keys import method_keys
+from traceview.api.keys import keys_of
 from traceview.api.table import Column, Table, names_array
 
 I64 = npt.NDArray[np.int64]
@@ -90,15 +90,10 @@ def thread_profile_table(view: View) -> Table:
     )
     calls = _col(edges, "calls")
     method = (rows % n_methods).astype(np.int32)
-    m = view.methods
     cols: dict[str, Column] = {
         "thread": (rows // n_methods).astype(np.int32),
         "method": method,
-        "method_key": method_keys(
-            names_array(m.class_name[i] for i in method.tolist()),
-            names_array(m.name[i] for i in method.tolist()),
-            names_array(m.signature[i] for i in method.tolist()),
-        ),
+        "method_key": keys_of(view)[method],
         "calls": sum_by(at[outer], calls[outer], len(rows)),
         "recursive_calls": sum_by(at[child_rec], calls[child_rec], len(rows)),
     }
@@ -124,7 +119,7 @@ def profile_table(view: View) -> Table:
     name = names_array(m.name[int(i)] for i in rows)
     cols: dict[str, Column] = {
         "method": rows.astype(np.int32),
-        "method_key": method_keys(class_name, name, names_array(m.signature[int(i)] for i in rows)),
+        "method_key": keys_of(view)[rows],
         "label": names_array(m.label(int(i)) for i in rows),
         "class_name": class_name,
         "name": name,

@@ -17,6 +17,9 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.view import View
+from traceview.api.table import names_array
+
 
 def key_text(class_name: str, name: str, signature: str) -> str:
     """The text a method's key hashes."""
@@ -40,4 +43,15 @@ def method_keys(
     return out
 
 
-__all__ = ["key_text", "method_key", "method_keys"]
+def keys_of(view: View) -> npt.NDArray[np.int64]:
+    """The key of every method row of the view's trace, named as the view names them
+    (computed once per session and renaming)."""
+
+    def build() -> npt.NDArray[np.int64]:
+        m = view.methods
+        return method_keys(names_array(m.class_name), names_array(m.name), names_array(m.signature))
+
+    return view.session.memo("method-keys", view.query.rename, build)
+
+
+__all__ = ["key_text", "keys_of", "method_key", "method_keys"]

@@ -29,7 +29,7 @@ from traceview.analysis.ranges import clipped_spans
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.api.aggregates import edges_table, profile_table, thread_profile_table
-from traceview.api.keys import method_keys
+from traceview.api.keys import keys_of
 from traceview.api.schema import LAYOUT
 from traceview.api.table import Column, Table, names_array
 
@@ -196,7 +196,7 @@ def methods_table(view: View) -> Table:
     return Table(
         {
             "method": np.arange(n, dtype=np.int32),
-            "method_key": method_keys(class_name, name, signature),
+            "method_key": keys_of(view),
             "id": m.id.astype(np.uint64).view(np.int64),  # ids past 2**63 read negative
             "class_name": class_name,
             "name": name,
