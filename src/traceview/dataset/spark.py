@@ -77,7 +77,7 @@ def ingest(
     if local:
         check(base, create=True)
     report = Ingested()
-    files = spark.read.format("binaryFile").load(list(paths))
+    files = _listed(spark, list(paths))
     ids = files.select("path", F.sha2("content", 256).alias("trace_id")).collect()
     known = _known(spark, root, base if local else None)
     chosen: dict[str, str] = {}
@@ -112,6 +112,22 @@ def ingest(
     finally:
         payload.unpersist()
     return report
+
+
+def _listed(spark: Any, paths: list[str]) -> Any:
+    """The binaryFile rows of `paths`, listed on the driver: Spark lists more than 32 paths
+    with a job of one task per path (`parallelPartitionDiscovery`), seconds of overhead for a
+    list of files."""
+    key = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, str(max(32, len(paths) + 1)))
+    try:
+        return spark.read.format("binaryFile").load(paths)
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
 
 
 def _publish(payload: Any, root: Path, ids: list[str]) -> None:
