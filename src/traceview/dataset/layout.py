@@ -80,8 +80,8 @@ def check(root: Path, create: bool = False) -> None:
         raise DatasetError(f"{marker}: not a traceview dataset marker") from None
     if version > VERSION:
         raise DatasetError(
-            f"{root}: a dataset of layout {version}; this traceview reads layout {VERSION} "
-            "and older: upgrade traceview"
+            f"{root}: a dataset of layout {version}; this traceview reads layout {VERSION}: "
+            "upgrade traceview"
         )
     if version < VERSION:
         raise DatasetError(
