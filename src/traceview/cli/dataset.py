@@ -94,6 +94,7 @@ def _add(args: argparse.Namespace) -> int:
         max_size=args.max_size or DEFAULT_MAX_SIZE,
         salvage=args.salvage,
         rename=options.rename(args.mapping),
+        process=args.process,
     )
 
     def progress(name: str, outcome: str) -> None:

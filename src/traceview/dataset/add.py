@@ -26,7 +26,7 @@ from traceview.analysis.workers import default_workers
 from traceview.api.table import Table
 from traceview.api.traces import Origin
 from traceview.dataset import labels as labelling
-from traceview.dataset.keys import Identity, identify, trace_date
+from traceview.dataset.keys import Identity, identify, process_id, trace_date
 from traceview.dataset.layout import VERSION, check
 from traceview.dataset.parts import Parts
 from traceview.dataset.publish import Writer, locked, recover
@@ -50,11 +50,13 @@ class Report:
 
 @dataclass(frozen=True)
 class Reading:
-    """How traces are read: the reader's limits and the mapping's renaming."""
+    """How traces are read: the reader's limits, the mapping's renaming and, for ANR reports
+    and bugreports, whose dump (its own trace id: `keys.process_id`)."""
 
     max_size: int = DEFAULT_MAX_SIZE
     salvage: bool = False
     rename: Rename | None = None
+    process: str | None = None
 
 
 def add(
@@ -69,6 +71,7 @@ def add(
     `labels` (checked: ValueError for a bad one; DatasetError for a newer dataset);
     `progress(name, outcome)` is called as each trace is done."""
     checked = labelling.check(dict(labels or {}))
+    reading = reading or Reading()
     check(root, create=True)
     report = Report()
     found: dict[str, tuple[Identity, Path]] = {}
@@ -78,6 +81,8 @@ def add(
         except OSError as exc:
             report.unreadable.append((str(p), reason(exc)))
             continue
+        if reading.process is not None:
+            ident = replace(ident, trace_id=process_id(ident.trace_id, reading.process))
         found.setdefault(ident.trace_id, (ident, Path(p)))
     with Writer(root) as writer:
         with locked(root):
@@ -89,7 +94,7 @@ def add(
                 writer,
                 [found[t] for t in sorted(mine)],
                 checked,
-                reading or Reading(),
+                reading,
                 workers,
                 report,
                 progress,
@@ -159,7 +164,9 @@ def _one(
     """Write one trace's tables (or its error row); the reason when it failed to read."""
     origin = Origin(ident.trace_id, ident.name, ident.size, trace_date(None, ident.mtime), labels)
     try:
-        trace = load(path, max_size=reading.max_size, salvage=reading.salvage)
+        trace = load(
+            path, max_size=reading.max_size, salvage=reading.salvage, process=reading.process
+        )
         origin = replace(origin, date=trace_date(trace.header, ident.mtime))
         if trace.header.axis != "time":
             raise ValueError("it records no times (an all-methods dump): nothing to measure")
