@@ -86,7 +86,7 @@ def export(session: Session, name: str) -> int:
     if fmt.subject == "directory":
         with tempfile.TemporaryDirectory() as tmp:
             fmt.export(view, tmp)
-            return sum(p.stat().st_size for p in Path(tmp).iterdir())
+            return sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file())
     sink = Counter()
     if fmt.binary:
         fmt.export(view, sink)

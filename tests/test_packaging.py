@@ -28,6 +28,7 @@ DEBIAN_PACKAGE = {
     "adb": "adb",
     "node": "nodejs",
     "protoc": "protobuf-compiler",
+    "java": "openjdk-17-jre-headless",
 }
 ESSENTIAL = {"bash", "sh"}  # on every Debian system
 
@@ -72,6 +73,7 @@ def test_ci_needs_no_bare_python() -> None:
 
 def test_ci_installs_every_program_the_tests_look_up() -> None:
     wanted = {"python3", "python3-venv", "dmtracedump", "graphviz", "chromium", "golang-go", "adb"}
+    wanted |= {"openjdk-17-jre-headless"}  # Spark's JVM (tests/dataset/test_spark.py)
     wanted |= {"nodejs", "npm"}
     assert wanted <= ci_packages()
     for path in (ROOT / "tests").rglob("*.py"):

@@ -154,7 +154,7 @@ def test_edge_case_tables_empty_and_hand_made() -> None:
     assert calls["excl_wall_ns"].tolist() == [6000, 3000]  # type: ignore[union-attr]
     none = s.select(start="20us", end="30us")
     assert len(none.calls()) == 0 and len(none.profile()) == 0 and len(none.edges()) == 0
-    assert set(tables(none.view)) == {"calls", "methods", "threads", "edges"}
+    assert set(tables(none.view)) == {"calls", "methods", "threads", "edges", "profile"}
 
 
 # -- selections ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ selection options, Parquet as a directory, and one-line errors."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 
@@ -72,17 +73,18 @@ def test_merge_threads_drops_the_thread_frames(
 
 
 def test_parquet_writes_a_directory(trace_path: Path, tmp_path: Path) -> None:
-    pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
     out = tmp_path / "t.parquet"
     assert main(["export", str(trace_path), "-o", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == [
-        "calls.parquet",
-        "edges.parquet",
-        "methods.parquet",
-        "threads.parquet",
-    ]
+    tables = ["calls", "edges", "methods", "profile", "threads", "traces"]
+    assert sorted(p.name for p in out.iterdir()) == tables
     assert main(["export", str(trace_path), "-o", str(out), "--thread", "main"]) == 0
-    assert len(list(out.iterdir())) == 4  # replaced, no temporary files left
+    assert sorted(p.name for p in out.iterdir()) == tables  # replaced, no temporary files
+    traces = pq.read_table(out / "traces").to_pylist()
+    want = hashlib.sha256(trace_path.read_bytes()).hexdigest()  # the id is the bytes' SHA-256
+    assert [t["trace_id"] for t in traces] == [want] and traces[0]["name"] == trace_path.name
+    for table in tables:
+        assert set(pq.read_table(out / table).column("trace_id").to_pylist()) <= {want}
 
 
 def test_user_errors_are_one_line(

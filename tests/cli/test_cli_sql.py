@@ -154,11 +154,14 @@ def test_the_cache_is_by_content_and_no_cache_writes_nothing(
     first = rows(capsys, str(path), query)
     (entry,) = (p for p in (cache / "traceview" / "sql").glob("v*/*") if p.name != "paths")
     assert len(entry.name) == 64 and sorted(p.name for p in entry.iterdir()) == [
-        "calls.parquet",
-        "edges.parquet",
-        "methods.parquet",
-        "threads.parquet",
+        "calls",
+        "edges",
+        "methods",
+        "profile",
+        "threads",
+        "traces",
     ]
+    assert all(len(list((entry / t).glob("part-*.parquet"))) == 1 for t in ("traces", "edges"))
     assert not list(path.parent.glob("*.parquet"))  # nothing next to the traces
 
     def no_build(path: str, directory: Path, args: object) -> None:

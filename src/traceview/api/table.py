@@ -10,7 +10,7 @@ optional extra `data`, never needed to load or analyse a trace.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from html import escape
 from importlib import import_module
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import printable
+from traceview.model import printable, visible
 
 Column = npt.NDArray[Any] | None
 EXTRA = "pip install 'traceview[data]'"
@@ -159,6 +159,14 @@ class Table:
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
             f"<p>{self._n} rows x {len(self._cols)} columns{more}</p>"
         )
+
+
+def names_array(values: Iterable[str | None]) -> npt.NDArray[np.object_]:
+    """Names as an object array of `str` (undecodable bytes as `\\xNN`; None stays None)."""
+    items = [None if v is None else visible(v) for v in values]
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 def _descending_key(key: npt.NDArray[Any]) -> npt.NDArray[Any]:

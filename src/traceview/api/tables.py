@@ -7,46 +7,50 @@ as `\\xNN`, `model.visible`). A clock the trace does not record is a None column
 number comes from the session's views, so the tables agree with `stats`, the viewer and the
 exporters: a time range clips each call exactly as `Session.profile` does, and Σ `excl_*_ns`
 of a method's calls is its exclusive time in the profile. Times are ns from the trace's start:
-the session's origin on the timeline clock, the least time of the other clock.
+the session's origin on the timeline clock, the least time of the other clock. The tables of
+edges and profiles (per method, per thread and method) are in `api/aggregates.py`, the
+traces table in `api/traces.py`.
 
-Column reference: docs/tables.md (stable names; `LAYOUT` is bumped when one changes).
+Column reference: docs/tables.md; the types of the written tables: `api/schema.py` (`LAYOUT`
+is bumped when one changes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis import filters
 from traceview.analysis.calls import RECURSIVE, CallTable
-from traceview.analysis.profile import thread_parts
 from traceview.analysis.query import CLOCKS
 from traceview.analysis.ranges import clipped_spans
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-from traceview.api.table import Column, Table
-from traceview.model import visible
+from traceview.api.aggregates import edges_table, profile_table, thread_profile_table
+from traceview.api.keys import keys_of
+from traceview.api.schema import LAYOUT
+from traceview.api.table import Column, Table, names_array
 
-LAYOUT = 1  # version of the column layout below (docs/tables.md)
-SQL_TABLES = ("calls", "methods", "threads", "edges")
+SQL_TABLES = ("calls", "methods", "threads", "edges", "profile")  # built from a view
 I64 = npt.NDArray[np.int64]
 
 
 def tables(view: View) -> dict[str, Table]:
-    """The four tables `traceview sql` queries, by name."""
+    """The tables of one selection written as Parquet (but `traces`, api/traces.py), by
+    name; `profile` is per thread and method."""
     return {"calls": calls_table(view), **tables_except_calls(view)}
 
 
 def tables_except_calls(view: View) -> dict[str, Table]:
-    """The small tables (one row per method, thread or edge): what a writer can build while
-    another thread builds and writes the calls table."""
+    """The small tables (one row per method, thread, edge or thread and method): what a writer
+    can build while other threads build and write the calls table."""
     return {
         "methods": methods_table(view),
         "threads": threads_table(view),
         "edges": edges_table(view),
+        "profile": thread_profile_table(view),
     }
 
 
@@ -113,25 +117,47 @@ def calls_batches(view: View, rows: int | None = None) -> Iterator[Table]:
     at least one, empty for no calls): a writer builds each piece while it writes the last,
     and no column of the whole table is ever made (times are read from the events per piece
     when no range clips them)."""
-    calls, start, end = selected_calls(view)
-    n = len(calls)
-    clocks = [c for c in CLOCKS if c in calls.clocks]
-    # exclusive times need every child of a call: computed over the whole table, once
-    excl = {
-        c: calls.excl(c, incl=None if start is None or end is None else end[c] - start[c])
-        for c in clocks
-    }
-    zero = origins(view.session)
-    firsts = calls.thread_ranges[:, 0].astype(np.int64)
-    step = max(rows or n, 1)
-    for lo in range(0, max(n, 1), step):
-        sl = slice(lo, min(n, lo + step))
+    build = CallsBuilder(view)
+    yield from build.pieces(0, len(build), rows)
+
+
+class CallsBuilder:
+    """The calls table of a view by row ranges: what every piece shares (the selection's
+    calls, their exclusive times, the clocks' origins) is computed once, then `piece(lo, hi)`
+    builds rows [lo, hi) — on any thread, so writers build and encode several ranges at
+    once."""
+
+    def __init__(self, view: View) -> None:
+        calls, start, end = selected_calls(view)
+        self.calls, self.start, self.end = calls, start, end
+        clocks = [c for c in CLOCKS if c in calls.clocks]
+        # exclusive times need every child of a call: computed over the whole table, once
+        self.excl = {
+            c: calls.excl(c, incl=None if start is None or end is None else end[c] - start[c])
+            for c in clocks
+        }
+        self.zero = origins(view.session)
+        self.firsts = calls.thread_ranges[:, 0].astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def pieces(self, lo: int, hi: int, rows: int | None = None) -> Iterator[Table]:
+        """Rows [lo, hi) in consecutive pieces of at most `rows` rows (at least one)."""
+        step = max(rows or hi - lo, 1)
+        for a in range(lo, max(hi, lo + 1), step):
+            yield self.piece(a, min(hi, a + step))
+
+    def piece(self, lo: int, hi: int) -> Table:
+        """Rows [lo, hi) of the calls table."""
+        calls, start, end, excl, zero = self.calls, self.start, self.end, self.excl, self.zero
+        sl = slice(lo, hi)
         thread = calls.thread[sl].astype(np.int32)
-        first = firsts[thread]
+        first = self.firsts[thread]
         parent = calls.parent[sl].astype(np.int64)
         cols: dict[str, Column] = {
             "thread": thread,
-            "call": np.arange(sl.start, sl.stop, dtype=np.int64) - first,
+            "call": np.arange(lo, hi, dtype=np.int64) - first,
             "parent": np.where(parent >= 0, parent - first, -1),
             "depth": calls.depth[sl].astype(np.int32),
             "method": calls.method[sl].astype(np.int32),
@@ -152,25 +178,32 @@ def calls_batches(view: View, rows: int | None = None) -> Iterator[Table]:
             cols[f"end_{c}_ns"] = e - zero[c]
             cols[f"incl_{c}_ns"] = e - s
             cols[f"excl_{c}_ns"] = excl[c][sl]
-        yield Table(cols, sl.stop - sl.start)
+        return Table(cols, hi - lo)
 
 
 def methods_table(view: View) -> Table:
     """One row per method of the trace, named as the query shows them (renamed when it
-    renames): `method` (row), `id`, `class_name`, `name`, `signature`, `source_file`, `line`,
-    `label` (traceview's `class.name signature`), `declared`."""
+    renames): `method` (row), `method_key` (api/keys.py), `id` (int64: an `ArtMethod*` past
+    2**63 reads negative), `class_name`, `name`, `signature`, `source_file`, `line`, `label`
+    (traceview's `class.name signature`), `declared`."""
     m = view.methods
     n = len(m)
+    class_name, name, signature = (
+        names_array(m.class_name),
+        names_array(m.name),
+        names_array(m.signature),
+    )
     return Table(
         {
             "method": np.arange(n, dtype=np.int32),
-            "id": m.id.astype(np.uint64),
-            "class_name": _names(m.class_name),
-            "name": _names(m.name),
-            "signature": _names(m.signature),
-            "source_file": _names(m.source_file),
+            "method_key": keys_of(view),
+            "id": m.id.astype(np.uint64).view(np.int64),  # ids past 2**63 read negative
+            "class_name": class_name,
+            "name": name,
+            "signature": signature,
+            "source_file": names_array(m.source_file),
             "line": m.line.astype(np.int32),
-            "label": _names(m.label(i) for i in range(n)),
+            "label": names_array(m.label(i) for i in range(n)),
             "declared": m.declared.astype(bool),
         },
         n,
@@ -195,8 +228,8 @@ def threads_table(view: View) -> Table:
     cols: dict[str, Column] = {
         "thread": np.arange(n, dtype=np.int32),
         "id": th.id.astype(np.int64),
-        "name": _names(th.name),
-        "label": _names(th.label(i) for i in range(n)),
+        "name": names_array(th.name),
+        "label": names_array(th.label(i) for i in range(n)),
         "main": main,
         "selected": selected,
         "calls": n_calls,
@@ -211,66 +244,19 @@ def threads_table(view: View) -> Table:
     return Table(cols, n)
 
 
-def edges_table(view: View) -> Table:
-    """Caller -> callee aggregates per thread, as `Session.profile` counts them: `thread`,
-    `caller` (method row, -1 for (toplevel)), `callee`, `caller_recursive`,
-    `callee_recursive`, `calls` and per clock `incl_*_ns` (the callee's inclusive time through
-    the edge). Summed over threads they are the profile's `edges`."""
-    session, q = view.session, view.query
-    tr = q.time_range
-    parts = thread_parts(
-        session.selection(q),
-        q.threads,
-        None,
-        (tr.lo, tr.hi) if tr is not None else None,
-        tr.clock if tr is not None else None,
-    )
-    parts = [p for p in parts if len(p.edges)]
-    thread = [np.full(len(p.edges), p.thread, dtype=np.int32) for p in parts]
-    cols: dict[str, Column] = {
-        "thread": _cat(thread, np.int32),
-        "caller": _cat([p.edges.parent for p in parts], np.int32),
-        "callee": _cat([p.edges.child for p in parts], np.int32),
-        "caller_recursive": _cat([p.edges.parent_recursive for p in parts], np.bool_),
-        "callee_recursive": _cat([p.edges.child_recursive for p in parts], np.bool_),
-        "calls": _cat([p.edges.calls for p in parts], np.int64),
-    }
-    for c in CLOCKS:
-        cols[f"incl_{c}_ns"] = (
-            _cat([p.edges.incl[c] for p in parts], np.int64) if c in session.clocks else None
-        )
-    return Table(cols)
-
-
-def profile_table(view: View) -> Table:
-    """traceview's statistics of the selection, one row per method called, by decreasing
-    inclusive time on the query's clock: `method`, `label`, `class_name`, `name`, `calls`,
-    `recursive_calls`, then per clock `incl_*_ns`, `excl_*_ns`."""
-    prof = view.profile()
-    m = view.methods
-    rows = prof.used(view.query.clock) if prof.clocks else np.zeros(0, dtype=np.intp)
-    cols: dict[str, Column] = {
-        "method": rows.astype(np.int32),
-        "label": _names(m.label(int(i)) for i in rows),
-        "class_name": _names(m.class_name[int(i)] for i in rows),
-        "name": _names(m.name[int(i)] for i in rows),
-        "calls": prof.calls[rows],
-        "recursive_calls": prof.recursive_calls[rows],
-    }
-    for c in CLOCKS:
-        there = c in prof.incl
-        cols[f"incl_{c}_ns"] = prof.incl[c][rows] if there else None
-        cols[f"excl_{c}_ns"] = prof.excl[c][rows] if there else None
-    return Table(cols, len(rows))
-
-
-def _names(values: Iterable[str | None]) -> npt.NDArray[np.object_]:
-    """Names as an object array of `str` (undecodable bytes as `\\xNN`; None stays None)."""
-    items = [None if v is None else visible(v) for v in values]
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
-
-
-def _cat(parts: Sequence[npt.NDArray[Any]], dtype: type[np.generic]) -> npt.NDArray[Any]:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+__all__ = [
+    "LAYOUT",
+    "SQL_TABLES",
+    "CallsBuilder",
+    "calls_batches",
+    "calls_table",
+    "edges_table",
+    "methods_table",
+    "origins",
+    "profile_table",
+    "selected_calls",
+    "tables",
+    "tables_except_calls",
+    "thread_profile_table",
+    "threads_table",
+]

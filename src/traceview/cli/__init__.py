@@ -27,7 +27,8 @@ COMMANDS: dict[str, str] = {
     "export": "write folded stacks, SVG flame graph, Chrome, speedscope, pprof, Parquet",
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",
-    "sql": "run SQL (DuckDB) over the calls, methods, threads and edges of one or many traces",
+    "sql": "run SQL (DuckDB) over the tables of one or many traces, or of a dataset",
+    "dataset": "keep many traces of many builds as one Parquet dataset (add, ls, rm)",
     "serve": "run a trace service: upload traces, share a viewer page for each",
     "record": "record a trace of an app over adb, pull it, check it, summarise it",
 }

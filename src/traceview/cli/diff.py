@@ -1,6 +1,8 @@
 """`traceview diff BASELINE... --vs CANDIDATE... [SELECTION] [THRESHOLDS] [OUTPUT]`: compare
 runs per method, per thread and per call path (analysis/compare.py) and gate on regressions
-(docs/diff.md).
+(docs/diff.md); `traceview diff --dataset ROOT --base build=100 --vs build=101` compares the
+runs a dataset holds, chosen by their labels, per method and per thread, without reading a
+trace (dataset/history.py).
 
 Exit status: 1 when a method regresses past the thresholds, 0 otherwise, 2 on bad input.
 Every run is opened through the one open path and selected with the shared options; the
@@ -51,9 +53,22 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("baseline", nargs="+", metavar="BASELINE", help="baseline runs (traces)")
+    p.add_argument("baseline", nargs="*", metavar="BASELINE", help="baseline runs (traces)")
     p.add_argument(
-        "--vs", nargs="+", required=True, metavar="CANDIDATE", help="candidate runs (traces)"
+        "--vs",
+        nargs="+",
+        required=True,
+        metavar="CANDIDATE",
+        help="candidate runs (traces; with --dataset: name=value words choosing them)",
+    )
+    d = p.add_argument_group("runs from a dataset (no trace is read)")
+    d.add_argument("--dataset", metavar="ROOT", help="a dataset (traceview dataset add)")
+    d.add_argument(
+        "--base",
+        nargs="+",
+        metavar="NAME=VALUE",
+        help="the baseline runs: the dataset's traces with these labels, e.g. build=100 "
+        "app=com.example (with --vs build=101)",
     )
     options.add_selection(p)
     options.add_loading(p)
@@ -147,6 +162,62 @@ def main(argv: list[str]) -> int:
     name = "diff-json" if args.json else "diff-markdown" if args.markdown else "diff"
     fmt = get("diff-svg" if flame else name)
     opts = options.format_options("diff", fmt, args, FLAGS)
+    base, cand = _from_dataset(args) if args.dataset is not None else _from_traces(args)
+    try:
+        result = compare(base, cand, limits)
+    except ValueError as exc:
+        raise CliError(printable(str(exc))) from None
+    if args.junit:
+        options.write(get("diff-junit"), result, args.junit)
+    if args.svg:
+        options.write(get("diff-svg"), result, args.svg)
+    options.write(fmt, result, args.output, opts)
+    return 1 if result.regressions else 0
+
+
+NOT_WITH_DATASET = {
+    "thread": "--thread",
+    "start": "--from",
+    "stop": "--to",
+    "my_code": "--my-code",
+    "mapping": "--mapping",
+    "vs_mapping": "--vs-mapping",
+    "svg": "--svg",
+}
+
+
+def _from_dataset(args: argparse.Namespace) -> tuple[list[Run], list[Run]]:
+    """The runs the --base and --vs words choose in the dataset (whole traces, named as
+    they were added; their numbers per method and thread, no call paths)."""
+    from pathlib import Path
+
+    from traceview.dataset.history import runs
+    from traceview.dataset.layout import DatasetError
+
+    if args.baseline or not args.base:
+        raise CliError("diff --dataset: choose the baseline with --base NAME=VALUE, not traces")
+    for name, flag in NOT_WITH_DATASET.items():
+        if getattr(args, name, None):
+            raise CliError(
+                f"diff --dataset: {flag} does not apply (the dataset holds whole traces' "
+                "numbers per method and thread)"
+            )
+    if args.output is not None and args.output.lower().endswith(".svg"):
+        raise CliError("diff --dataset: the flame graph needs the call paths of the traces")
+    try:
+        base, clock = runs(Path(args.dataset), args.base, args.clock)
+        cand, _ = runs(Path(args.dataset), args.vs, clock)
+    except (DatasetError, ValueError) as exc:
+        raise CliError(printable(str(exc))) from None
+    return base, cand
+
+
+def _from_traces(args: argparse.Namespace) -> tuple[list[Run], list[Run]]:
+    """The runs of the trace files given, each summarised and let go before the next."""
+    if args.base:
+        raise CliError("diff: --base chooses runs of a dataset: give --dataset ROOT")
+    if not args.baseline:
+        raise CliError("diff: give the baseline runs (traces) and --vs the candidates")
     first = options.open_trace(args.baseline[0], args)
     if args.clock is None:  # one clock for every run: the first baseline's default
         args.clock = first.default_clock
@@ -161,16 +232,7 @@ def main(argv: list[str]) -> int:
     runs = parallel_map(lambda job: _run(*job), todo, default_workers(unset=2))
     base += runs[: len(args.baseline) - 1]
     cand = runs[len(args.baseline) - 1 :]
-    try:
-        result = compare(base, cand, limits)
-    except ValueError as exc:
-        raise CliError(printable(str(exc))) from None
-    if args.junit:
-        options.write(get("diff-junit"), result, args.junit)
-    if args.svg:
-        options.write(get("diff-svg"), result, args.svg)
-    options.write(fmt, result, args.output, opts)
-    return 1 if result.regressions else 0
+    return base, cand
 
 
 def _run(path: str, args: argparse.Namespace) -> Run:

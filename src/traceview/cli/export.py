@@ -13,6 +13,7 @@ the format does not take is refused.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from traceview.analysis.view import View
@@ -114,7 +115,11 @@ def main(argv: list[str]) -> int:
     opts = options.format_options("export", fmt, args, FLAGS)
     if fmt.subject == "directory" and args.output == "-":
         raise CliError(f"{fmt.name} writes a directory: give -o DIR")
-    session = options.open_trace(args.trace, args)
+    if "origin" in fmt.flags():  # the tables name the trace: its id is its bytes' SHA-256
+        session, origin = options.open_identified(args.trace, args)
+        opts = dataclasses.replace(opts, origin=origin)
+    else:
+        session = options.open_trace(args.trace, args)
     if session.timeless and fmt.name in TIMED:
         raise CliError(
             f"{fmt.name} holds times and this trace has none (an all-methods dump: the order "

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from traceview.analysis.ask import Ask
 from traceview.analysis.ask import duration_ns as parse_duration
@@ -24,6 +24,9 @@ from traceview.analysis.query import Query, Rename
 from traceview.analysis.session import Session
 from traceview.exporters import Format
 from traceview.model import printable
+
+if TYPE_CHECKING:
+    from traceview.api.traces import Origin
 
 
 class CliError(Exception):
@@ -146,7 +149,7 @@ def add_output(parser: argparse.ArgumentParser, json: bool = True) -> None:
 
 
 def open_trace(
-    path: str, args: argparse.Namespace | None = None, only_clock: str | None = None
+    path: str | bytes, args: argparse.Namespace | None = None, only_clock: str | None = None
 ) -> Session:
     """Load a trace for any command (the one open path) and start its analysis session;
     `args` carries --max-size, --salvage and --process (`add_loading`).
@@ -172,6 +175,35 @@ def open_trace(
         del ev
         trace = replace(trace, events=kept)  # the dropped column is freed here
     return Session(trace)
+
+
+def open_identified(
+    path: str, args: argparse.Namespace | None = None, labels: tuple[tuple[str, str], ...] = ()
+) -> tuple[Session, Origin]:
+    """`open_trace` and the trace's `Origin` for the tables (docs/dataset.md): the SHA-256
+    of its bytes (stdin's bytes are read first, then parsed), its file's name, size and date,
+    and `labels`; one process of an ANR report or bugreport gets an id of its own."""
+    import time
+
+    from traceview.api.traces import Origin
+    from traceview.dataset.keys import Identity, identify, process_id, trace_date, trace_id
+    from traceview.readers import DEFAULT_MAX_SIZE
+    from traceview.readers.files import read_bounded
+
+    if path == "-":
+        max_size = getattr(args, "max_size", None) or DEFAULT_MAX_SIZE
+        data, _ = read_bounded(sys.stdin.buffer, max_size)
+        session = open_trace(data, args)
+        ident = Identity(trace_id(data), "-", len(data), time.time())
+    else:
+        session = open_trace(path, args)
+        ident = identify(Path(path))
+    tid = ident.trace_id
+    process = getattr(args, "process", None)
+    if process is not None:
+        tid = process_id(tid, process)
+    date = trace_date(session.trace.header, ident.mtime)
+    return session, Origin(tid, ident.name, ident.size, date, labels)
 
 
 def ask(args: argparse.Namespace, session: Session | None = None, main: bool = False) -> Ask:

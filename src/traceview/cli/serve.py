@@ -31,6 +31,12 @@ def parser() -> argparse.ArgumentParser:
     )
     options.add_listening(p, 8192, "default 8192")
     p.add_argument(
+        "--no-dataset",
+        action="store_true",
+        help="do not add uploads to the dataset DIR/dataset (docs/dataset.md; needs the data "
+        "extra, else off)",
+    )
+    p.add_argument(
         "--data", default=None, metavar="DIR", help="storage folder (default: the user data dir)"
     )
     p.add_argument(
@@ -77,6 +83,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _has_data_extra() -> bool:
+    """pyarrow and duckdb are there (the dataset of uploads needs them: `traceview[data]`)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("pyarrow", "duckdb"))
+
+
 def main(argv: list[str]) -> int:
     """Run the service until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
@@ -111,6 +124,7 @@ def main(argv: list[str]) -> int:
             seconds=args.analysis_timeout, memory=options.size_bytes(args.analysis_memory)
         ),
         timeouts=timeouts,
+        dataset=None if args.no_dataset or not _has_data_extra() else data / "dataset",
     )
     app = create_service(store, allowed_hosts(args.host, args.allow_host), config)
     try:

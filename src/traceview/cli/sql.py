@@ -1,8 +1,9 @@
-"""`traceview sql TRACE... QUERY`: SQL (DuckDB, optional extra `data`) over the calls, methods,
-threads and edges tables of one trace or many (globs expanded here, sorted), with a leading
-`trace` column when several traces or a glob are given. The query engine is `api/sql.py`;
-this command finds or builds each trace's tables (the `parquet` format) and formats the
-result (a table, `--json` or `--csv`).
+"""`traceview sql TRACE... QUERY`: SQL (DuckDB, optional extra `data`) over the traces, threads,
+methods, calls, edges and profile tables of one trace or many (globs expanded here, sorted),
+with a leading `trace` column when several traces or a glob are given; `traceview sql
+--dataset ROOT QUERY` over a dataset's tables (`dataset/read.py`). The query engine is
+`api/sql.py`; this command finds or builds each trace's tables (the `parquet` format) and
+formats the result (a table, `--json` or `--csv`).
 
 Each trace's tables are Parquet files built once and cached by content:
 `$XDG_CACHE_HOME/traceview/sql/v<layout>-<version>/<sha256 of the file's bytes>/` (default
@@ -38,12 +39,13 @@ from traceview.cli.options import (
     add_loading,
     add_mapping,
     add_output,
-    open_trace,
+    open_identified,
     output,
     rename,
     write,
 )
 from traceview.cli.parser import Parser
+from traceview.dataset.keys import process_id
 from traceview.exporters import get
 from traceview.model import printable, visible
 
@@ -60,8 +62,14 @@ def parser() -> argparse.ArgumentParser:
         epilog="example: traceview sql 'runs/*.trace' \"SELECT trace, sum(excl_wall_ns) "
         'FROM calls JOIN threads USING (trace, thread) WHERE main GROUP BY trace"',
     )
-    p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files or globs (quoted)")
+    p.add_argument("traces", nargs="*", metavar="TRACE", help="trace files or globs (quoted)")
     p.add_argument("query", metavar="QUERY", help="the SQL to run")
+    p.add_argument(
+        "--dataset",
+        metavar="ROOT",
+        help="query a dataset (traceview dataset add) instead of traces: its tables with "
+        "app, build and date columns (docs/dataset.md)",
+    )
     add_output(p, json=True)
     add_loading(p)
     add_mapping(p)
@@ -80,21 +88,12 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.csv and args.json:
         raise CliError("--csv and --json: choose one")
-    paths, globbed = expand(args.traces)
     for module in ("duckdb", "pyarrow"):
         try:
             __import__(module)
         except ImportError:
             raise CliError(EXTRA) from None
-    with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch, progress(paths) as tick:
-        sources = []
-        for i, p in enumerate(paths):
-            sources.append(Source(p, tables_of(p, i, Path(scratch), args)))
-            tick()
-        try:
-            result = run(sources, args.query, trace_column=globbed or len(paths) > 1)
-        except SqlError as exc:
-            raise CliError(printable(str(exc))) from None
+    result = dataset_query(args) if args.dataset is not None else traces_query(args)
     with output(args.output) as out:
         if args.json:
             write_json(result, out)
@@ -103,6 +102,36 @@ def main(argv: list[str]) -> int:
         else:
             write_table(result, out, tty=args.output in (None, "-") and sys.stdout.isatty())
     return 0
+
+
+def dataset_query(args: argparse.Namespace) -> Result:
+    """The query over the dataset `--dataset ROOT` (no trace is read)."""
+    from traceview.dataset.layout import DatasetError
+    from traceview.dataset.read import sql
+
+    if args.traces:
+        raise CliError("sql: give traces or --dataset ROOT, not both")
+    try:
+        return sql(Path(args.dataset), args.query)
+    except (SqlError, DatasetError) as exc:
+        raise CliError(printable(str(exc))) from None
+
+
+def traces_query(args: argparse.Namespace) -> Result:
+    """The query over the traces given (their tables built or found in the cache)."""
+    if not args.traces:
+        raise CliError("sql: give at least one trace (or --dataset ROOT) and the query")
+    paths, globbed = expand(args.traces)
+    with tempfile.TemporaryDirectory(prefix="traceview-sql-") as scratch, progress(paths) as tick:
+        sources = []
+        for i, p in enumerate(paths):
+            directory, trace_id = tables_of(p, i, Path(scratch), args)
+            sources.append(Source(p, directory, trace_id))
+            tick()
+        try:
+            return run(sources, args.query, trace_column=globbed or len(paths) > 1)
+        except SqlError as exc:
+            raise CliError(printable(str(exc))) from None
 
 
 @contextmanager
@@ -153,21 +182,23 @@ def cache_root() -> Path:
     return Path(base) / "traceview" / "sql" / f"v{LAYOUT}-{__version__}"
 
 
-def tables_of(path: str, index: int, scratch: Path, args: argparse.Namespace) -> Path:
-    """The directory with `path`'s tables: from the cache (built on a miss) or, with
-    `--no-cache` or for stdin and split traces, built in `scratch`. Tables read with
+def tables_of(path: str, index: int, scratch: Path, args: argparse.Namespace) -> tuple[Path, str]:
+    """The directory with `path`'s tables and its trace id: from the cache (built on a miss)
+    or, with `--no-cache` or for stdin and split traces, built in `scratch`. Tables read with
     `--salvage` are cached apart (they may hold data a plain read refuses)."""
     if args.no_cache or path == "-" or not Path(path).is_file():
         directory = scratch / str(index)
-        build(path, directory, args)
-        return directory
+        return directory, build(path, directory, args)
     suffix = "-salvaged" if args.salvage else ""
     if args.mapping:  # names differ with the mapping: its own tables, keyed by its bytes
         suffix += "-mapping-" + digest_of(Path(args.mapping))[:16]
-    directory = cache_root() / (digest_of(Path(path)) + suffix)
+    digest = digest_of(Path(path))
+    if getattr(args, "process", None) is not None:  # one process of a report: its own id
+        digest = process_id(digest, args.process)
+    directory = cache_root() / (digest + suffix)
     if not complete(directory):
         build(path, directory, args)
-    return directory
+    return directory, digest
 
 
 def digest_of(path: Path) -> str:
@@ -196,18 +227,19 @@ def digest_of(path: Path) -> str:
     return digest
 
 
-def build(path: str, directory: Path, args: argparse.Namespace) -> None:
+def build(path: str, directory: Path, args: argparse.Namespace) -> str:
     """Load `path` (with --max-size and --salvage) and write its whole-trace tables into
     `directory` (names through `--mapping` when given) with the `parquet` format, all or
     nothing: into a sibling temporary folder renamed into place (a concurrent writer of the
-    same trace loses the race harmlessly)."""
-    session = open_trace(path, args)
+    same trace loses the race harmlessly); its trace id."""
+    session, origin = open_identified(path, args)
     view = View(session, session.query(rename=rename(args.mapping, session)))
     directory.parent.mkdir(parents=True, exist_ok=True)
     tmp = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
+    parquet = get("parquet")
     try:
-        write(get("parquet"), view, str(tmp))
+        write(parquet, view, str(tmp), parquet.options(origin=origin))
         try:
             tmp.rename(directory)
         except OSError:
@@ -215,6 +247,8 @@ def build(path: str, directory: Path, args: argparse.Namespace) -> None:
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    assert origin.trace_id is not None
+    return origin.trace_id
 
 
 # -- output -----------------------------------------------------------------------------------

@@ -1,53 +1,120 @@
-"""The `parquet` format (pyarrow, the `data` extra): the selection's tables as Parquet files in
-a directory (subject kind `directory`), the interchange for DuckDB, Spark, Trino, BigQuery and
-pandas.
+"""The `parquet` format (pyarrow, the `data` extra): one trace's tables as Parquet part files,
+a folder per table (subject kind `directory`) — the layout of a dataset (docs/dataset.md)
+without its partition folders, read unchanged by DuckDB, Spark, Trino, BigQuery and pandas.
 
-The tables are the ones `traceview sql` and the Python API use, defined once in
-`api/tables.py` (columns: docs/tables.md). `write_files(view, folder)` writes
-`folder/{calls,methods,threads,edges}.parquet`; `write_directory(view, path)` (a directory
-per trace, like Spark's `x.parquet/`) replaces each file whole, and `traceview sql`'s cache
-renames a whole folder into place; `export(view, directory, options)` is `write_directory`.
-Each file's metadata names the layout version, the clock, the clocks recorded, whether the
-trace is sampled and the time range.
+The tables (`api/schema.py`: traces, threads, methods, calls, edges, profile; columns in
+docs/tables.md) are built by `api/` from a `View` and the trace's `Origin` (its SHA-256,
+file name and labels); every table starts with `trace_id`. `write_directory(view, out,
+origin)` writes `out/<table>/part-<n>.parquet`; the calls table is cut into as many row
+ranges as there are workers (TRACEVIEW_WORKERS, default 2), each built and encoded on a
+thread of its own into its own part file (pyarrow's encoder releases the GIL, so the parts
+take both cores), while the small tables are written beside them. `trace_tables` gives the
+same tables for writers of many traces (`traceview.dataset`, the Spark ingest).
 
-Encoding (`write_arrow`, one rule for every table): zstd pages; 64-bit integers (row
-numbers, times) `DELTA_BINARY_PACKED`, which suits columns that grow along the rows and
-writes ~1.7x faster than dictionary attempts on them; other columns (32-bit rows such as
-thread, method, depth, and names) dictionary-encoded; row groups of 1Mi rows, so readers
-split the calls table across cores. The calls table is built a row group at a time, each
-piece while the last is encoded, on threads of its own while the small tables are written.
+Encoding (`writer_options`, one rule for every table): zstd pages; 64-bit integers (row
+numbers, times) `DELTA_BINARY_PACKED`, which suits columns that grow along the rows; bools
+plain; the other columns (32-bit rows, names, `trace_id`) dictionary-encoded; row groups of
+at most 1Mi rows. No Arrow schema is stored in the files, so every reader sees the plain
+Parquet types (`trace_id` is written from a one-value dictionary, read back as a string).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import queue
-import threading
-from collections.abc import Iterator
+import shutil
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from traceview.analysis.view import View
-from traceview.api.table import optional
-from traceview.api.tables import LAYOUT, calls_batches, origins, tables_except_calls
+from traceview.analysis.workers import default_workers
+from traceview.api.schema import COLUMNS, LAYOUT, TABLES
+from traceview.api.table import Table, optional
+from traceview.api.tables import CallsBuilder, origins, tables_except_calls
+from traceview.api.traces import Origin, traces_table
 
 NAME = "parquet"
 SUFFIXES = (".parquet",)
 BINARY = True
 SUBJECT = "directory"
 WHAT = "Parquet export"
-ROW_GROUP = 1 << 20  # calls per row group (pyarrow's default size; readers split on them)
+ROW_GROUP = 1 << 20  # rows per row group (pyarrow's default size; readers split on them)
 
 
 @dataclass(frozen=True)
 class Options:
-    """Parquet takes no options: the four tables of the selection, encoded as above."""
+    """`origin`: the trace's identity for `trace_id` and the traces table (the command line
+    makes it from the file; None: `trace_id` is null and the labels are the defaults)."""
+
+    origin: Origin | None = None
 
 
-def _metadata(view: View) -> dict[bytes, bytes]:
+def arrow_schema(table: str, dictionary_id: bool = False) -> Any:
+    """The pyarrow schema of `table` (`api/schema.py`); `dictionary_id`: `trace_id` as a
+    dictionary of strings (how the writers hold it: one value, no copy per row)."""
+    pa = optional("pyarrow", WHAT)
+    types = {
+        "int32": pa.int32(),
+        "int64": pa.int64(),
+        "double": pa.float64(),
+        "bool": pa.bool_(),
+        "string": pa.string(),
+    }
+    fields = []
+    for name, kind in COLUMNS[table]:
+        t = types[kind]
+        if name == "trace_id" and dictionary_id:
+            t = pa.dictionary(pa.int32(), pa.string())
+        fields.append(pa.field(name, t))
+    return pa.schema(fields)
+
+
+def to_arrow(table: str, columns: Table, trace_id: str | None) -> Any:
+    """The Table `columns` of `table` as a pyarrow table of its schema, `trace_id` first (a
+    one-value dictionary column; a column `columns` holds itself wins)."""
+    pa = optional("pyarrow", WHAT)
+    schema = arrow_schema(table, dictionary_id=True)
+    n = len(columns)
+    arrays = []
+    for field in schema:
+        if field.name == "trace_id" and "trace_id" not in columns:
+            if trace_id is None:  # unknown: nulls (null indices, an empty dictionary)
+                ids, values = pa.nulls(n, pa.int32()), pa.array([], pa.string())
+            else:
+                ids, values = pa.array(np.zeros(n, dtype=np.int32)), pa.array([trace_id])
+            arrays.append(pa.DictionaryArray.from_arrays(ids, values))
+            continue
+        v = columns[field.name]
+        if field.name == "trace_id":
+            arrays.append(pa.array(v.tolist(), pa.string()).dictionary_encode())  # type: ignore[union-attr]
+        elif v is None:
+            arrays.append(pa.nulls(n, field.type))
+        elif v.dtype == object:
+            arrays.append(pa.array(v.tolist(), field.type))
+        else:
+            arrays.append(pa.array(v, field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def writer_options(schema: Any) -> dict[str, Any]:
+    """The writer's settings for a table of `schema` (the module docstring's encoding)."""
+    pa = optional("pyarrow", WHAT)
+    wide = [f.name for f in schema if pa.types.is_int64(f.type)]
+    plain = set(wide) | {f.name for f in schema if pa.types.is_boolean(f.type)}
+    return {
+        "compression": "zstd",
+        "use_dictionary": [f.name for f in schema if f.name not in plain],
+        "column_encoding": dict.fromkeys(wide, "DELTA_BINARY_PACKED"),
+        "store_schema": False,
+    }
+
+
+def metadata(view: View) -> dict[bytes, bytes]:
+    """The files' key-value metadata: layout version, clock, clocks, sampled, time range."""
     q = view.query
     meta = {
         "traceview.layout": str(LAYOUT),
@@ -61,118 +128,100 @@ def _metadata(view: View) -> dict[bytes, bytes]:
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-def _options(schema: Any) -> dict[str, Any]:
-    """The writer's settings for a table of `schema` (the module docstring's encoding)."""
-    pa = optional("pyarrow", WHAT)
-    wide = [f.name for f in schema if pa.types.is_int64(f.type) or pa.types.is_uint64(f.type)]
-    plain = set(wide) | {f.name for f in schema if pa.types.is_boolean(f.type)}
-    return {
-        "compression": "zstd",
-        "use_dictionary": [f.name for f in schema if f.name not in plain],
-        "column_encoding": dict.fromkeys(wide, "DELTA_BINARY_PACKED"),
-    }
-
-
-def _write(pieces: Iterator[Any], where: str | Path | IO[bytes], meta: dict[bytes, bytes]) -> None:
-    """pyarrow tables of one schema as one Parquet file, each piece its row groups; `meta`
-    added to the schema's metadata."""
+def write_pieces(
+    table: str, pieces: Iterable[Any], where: str | Path | IO[bytes], meta: dict[bytes, bytes]
+) -> None:
+    """pyarrow tables of `table`'s schema as one Parquet file, each piece its row groups (at
+    most `ROW_GROUP` rows each); `meta` in the file's metadata. No piece: no rows."""
     pq = optional("pyarrow.parquet", WHAT)
-    writer = None
-    try:
+    schema = arrow_schema(table, dictionary_id=True)
+    with pq.ParquetWriter(where, schema, **writer_options(schema)) as writer:
         for piece in pieces:
-            if writer is None:
-                schema = piece.schema.with_metadata({**(piece.schema.metadata or {}), **meta})
-                writer = pq.ParquetWriter(where, schema, **_options(schema))
-            writer.write_table(piece.replace_schema_metadata(writer.schema.metadata))
-    finally:
-        if writer is not None:
-            writer.close()
+            writer.write_table(piece, row_group_size=ROW_GROUP)
+        if meta:
+            writer.add_key_value_metadata({k.decode(): v.decode() for k, v in meta.items()})
 
 
-def write_arrow(arrow: Any, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
-    """One pyarrow table as a Parquet file."""
-    _write(iter([arrow]), where, metadata)
+def trace_tables(
+    view: View, origin: Origin, rows: int = ROW_GROUP
+) -> tuple[dict[str, Any], Iterator[Any]]:
+    """The view's tables for a writer of many traces: the small ones (traces, threads,
+    methods, edges, profile) as pyarrow tables, built now (a trace that fails fails here,
+    before anything is written), and the calls as pyarrow pieces of at most `rows` rows,
+    built as they are consumed."""
+    tid = origin.trace_id
+    small = {"traces": traces_table(view, origin), **tables_except_calls(view)}
+    arrow = {name: to_arrow(name, columns, tid) for name, columns in small.items()}
+    build = CallsBuilder(view)
+    calls = (to_arrow("calls", piece, tid) for piece in build.pieces(0, len(build), rows))
+    return arrow, calls
 
 
-def write_calls(view: View, where: str | Path | IO[bytes], metadata: dict[bytes, bytes]) -> None:
-    """The calls table as a Parquet file, a row group per piece of `ROW_GROUP` calls, each
-    piece built while the last one is encoded (memory: a few pieces, never the table)."""
-    with _ahead(piece.to_arrow() for piece in calls_batches(view, ROW_GROUP)) as pieces:
-        _write(pieces, where, metadata)
-
-
-@contextlib.contextmanager
-def _ahead(items: Iterator[Any]) -> Iterator[Iterator[Any]]:
-    """`items` made on a thread of their own, one ahead of the consumer (the numpy and
-    pyarrow work on both sides releases the GIL); a failure there is raised here, and a
-    consumer that stops early stops the maker at its next item."""
-    made: queue.Queue[Any] = queue.Queue(maxsize=1)
-    stop = threading.Event()
-    end = object()
-
-    def offer(item: Any) -> bool:
-        while not stop.is_set():
-            with contextlib.suppress(queue.Full):
-                made.put(item, timeout=0.1)
-                return True
-        return False
-
-    def make() -> None:
-        try:
-            for item in items:
-                if not offer(item):
-                    return
-            offer(end)
-        except BaseException as exc:  # handed to the consumer, which raises it
-            offer(exc)
-
-    def consume() -> Iterator[Any]:
-        while (item := made.get()) is not end:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    maker = threading.Thread(target=make, daemon=True)
-    maker.start()
-    try:
-        yield consume()
-    finally:
-        stop.set()
-        maker.join()
-
-
-def write_files(view: View, folder: Path) -> None:
-    """`folder/{calls,methods,threads,edges}.parquet` (the folder exists). ImportError
-    without pyarrow."""
+def write_files(
+    view: View, folder: Path, origin: Origin | None = None, workers: int | None = None
+) -> None:
+    """`folder/<table>/part-<n>.parquet` for every table (`folder` exists, the table folders
+    do not). The calls table in `workers` row ranges (default TRACEVIEW_WORKERS, else 2), one
+    part file each, written on as many threads. ImportError without pyarrow."""
     optional("pyarrow.parquet", WHAT)
-    meta = _metadata(view)
-    with ThreadPoolExecutor(1) as pool:
-        done = pool.submit(write_calls, view, folder / "calls.parquet", meta)
-        for name, table in tables_except_calls(view).items():
-            write_arrow(table.to_arrow(), folder / f"{name}.parquet", meta)
-        done.result()
+    origin = origin or Origin(trace_id=None)
+    tid, meta = origin.trace_id, metadata(view)
+    for name in TABLES:
+        (folder / name).mkdir()
+    build = CallsBuilder(view)
+    n = len(build)
+    k = max(1, min(default_workers(unset=2) if workers is None else workers, -(-n // ROW_GROUP)))
+    bounds = [n * i // k for i in range(k + 1)]
+
+    def calls_part(i: int) -> None:
+        pieces = (
+            to_arrow("calls", p, tid) for p in build.pieces(bounds[i], bounds[i + 1], ROW_GROUP)
+        )
+        write_pieces("calls", pieces, folder / "calls" / f"part-{i:05d}.parquet", meta)
+
+    with ThreadPoolExecutor(k) as pool:
+        done = [pool.submit(calls_part, i) for i in range(k)]
+        small = {"traces": traces_table(view, origin), **tables_except_calls(view)}
+        for name, columns in small.items():
+            write_pieces(
+                name, [to_arrow(name, columns, tid)], folder / name / "part-00000.parquet", meta
+            )
+        for d in done:
+            d.result()
 
 
-def write_directory(view: View, path: str | Path) -> None:
-    """`path/{calls,methods,threads,edges}.parquet` (the directory is created; the files are
-    written in a folder beside them and each renamed over its place)."""
+def write_directory(view: View, path: str | Path, origin: Origin | None = None) -> None:
+    """`path/<table>/part-<n>.parquet` (the directory is created): the tables are written
+    in a folder beside them, then each table's folder replaces the old one whole."""
     root = Path(path)
     root.mkdir(parents=True, exist_ok=True)
     tmp = root / f".traceview-tmp-{os.getpid()}"
-    tmp.mkdir(exist_ok=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
     try:
-        write_files(view, tmp)
-        for part in sorted(tmp.iterdir()):
-            part.replace(root / part.name)
+        write_files(view, tmp, origin)
+        for name in TABLES:
+            shutil.rmtree(root / name, ignore_errors=True)
+            (tmp / name).rename(root / name)
     finally:
-        for part in tmp.iterdir():
-            part.unlink(missing_ok=True)
-        tmp.rmdir()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def export(view: View, out: str | Path, options: Options) -> None:
     """The selection's tables into the directory `out` (`write_directory`)."""
-    write_directory(view, out)
+    write_directory(view, out, options.origin)
 
 
-__all__ = ["Options", "export", "write_arrow", "write_calls", "write_directory", "write_files"]
+__all__ = [
+    "ROW_GROUP",
+    "Options",
+    "arrow_schema",
+    "export",
+    "metadata",
+    "to_arrow",
+    "trace_tables",
+    "write_directory",
+    "write_files",
+    "write_pieces",
+    "writer_options",
+]

@@ -19,6 +19,7 @@ import hmac
 import importlib.util
 import io
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -30,6 +31,7 @@ from urllib.parse import unquote
 import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -46,6 +48,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
 from traceview.service.compare import compare_routes
+from traceview.service.history import Feed, history_routes
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.sessions import BUDGET, Entry, SessionCache
 from traceview.service.store import LABELS, Store, TraceRecord, check_labels, now, valid_id
@@ -82,6 +85,7 @@ class Config:
     analysers: int = 2
     loaders: int = 2
     pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
+    dataset: Path | None = None  # where uploads are added as a dataset (service/history.py)
     timeouts: Timeouts = field(default_factory=Timeouts)
 
 
@@ -122,6 +126,15 @@ class _Pools:
         return await anyio.to_thread.run_sync(fn, limiter=limiter)
 
 
+def _feed_one(feed: Feed, store: Store, record: TraceRecord) -> None:
+    """Add a stored trace to the service's dataset with its labels now (a failure is noted
+    on stderr: the upload is stored whatever the dataset says)."""
+    try:
+        feed.keep(store.path(record.id), record.id, record.name, store.labels(record.id))
+    except Exception as exc:  # the dataset is a by-product: never fail the service for it
+        print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
+
+
 def _fsync(path: Path) -> None:
     with path.open("rb+") as f:
         os.fsync(f.fileno())
@@ -150,6 +163,7 @@ def create_service(
     cfg = config or Config()
     sessions = SessionCache(cfg.memory_budget)
     pools = _Pools(cfg)
+    feed = Feed.at(cfg.dataset) if cfg.dataset is not None else None
 
     def has_mapping(trace_id: str) -> bool:
         return store.mapping_path(trace_id).is_file()
@@ -253,6 +267,8 @@ def create_service(
             labels = check_labels(
                 {k: v for k in LABELS if (v := request.query_params.get(k)) is not None}
             )
+            if feed is not None:
+                feed.check(labels)
         except ValueError as exc:
             return _error(400, printable(str(exc)))
         staged = await pools.run("store", store.staging_file)
@@ -270,7 +286,8 @@ def create_service(
             if old is not None:
                 if labels:
                     await pools.run("store", lambda: store.set_labels(trace_id, labels))
-                return _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
+                again = _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
+                return _to_dataset(again, old)
             await pools.run("store", lambda: _fsync(staged))
             try:
                 facts = await pools.run("analyse", lambda: probe(str(staged), cfg.limits))
@@ -290,9 +307,15 @@ def create_service(
             if labels:
                 await pools.run("store", lambda: store.set_labels(kept.id, labels))
             answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
-            return _json(answer, status=201 if new else 200)
+            return _to_dataset(_json(answer, status=201 if new else 200), kept)
         finally:
             staged.unlink(missing_ok=True)
+
+    def _to_dataset(response: Response, record: TraceRecord) -> Response:
+        """The upload's answer, adding the trace to the dataset once it is sent."""
+        if feed is not None:
+            response.background = BackgroundTask(_feed_one, feed, store, record)
+        return response
 
     async def put_mapping(request: Request) -> Response:
         """PUT /api/traces/<id>/mapping: the build's ProGuard/R8 mapping.txt (raw or
@@ -418,6 +441,7 @@ def create_service(
             _error,
             _page,
         ),
+        *(history_routes(feed, pools.run, _error) if feed is not None else []),
         Mount("/t/{tid}", app=viewer),
         Mount("/static", static_files(), name="static"),
         Mount("/service", StaticFiles(directory=uploads_dir(), check_dir=False), name="service"),

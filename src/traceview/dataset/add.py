@@ -1,0 +1,230 @@
+"""`add(root, paths, labels)`: traces into a dataset — each read once by the unchanged reader
+and engine, its tables appended to part files, published all at once (`dataset/publish.py`).
+
+Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the dataset (its
+traces or errors table) or being added by another live writer is skipped. The traces to add
+are taken in `trace_id` order by `workers` threads (TRACEVIEW_WORKERS, default 2), each with
+its own part files (`dataset/parts.py`): reading, the engine and pyarrow's encoder release
+the GIL, so two threads keep both cores busy. A trace that fails to read (a format error, a
+file too large, out of memory) is recorded in the `errors` table with its one-line reason
+and the job goes on; a file that cannot be opened at all has no id and is only reported.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from traceview.analysis.query import Rename
+from traceview.analysis.session import Session
+from traceview.analysis.view import View
+from traceview.analysis.workers import default_workers
+from traceview.api.table import Table
+from traceview.api.traces import Origin
+from traceview.dataset import labels as labelling
+from traceview.dataset.keys import Identity, identify, process_id, trace_date
+from traceview.dataset.layout import VERSION, check
+from traceview.dataset.parts import Parts
+from traceview.dataset.publish import Writer, locked, recover
+from traceview.dataset.read import published_ids
+from traceview.exporters.parquet import to_arrow, trace_tables
+from traceview.model import TraceError, printable
+from traceview.readers import DEFAULT_MAX_SIZE, load
+
+
+@dataclass
+class Report:
+    """What an `add` did: `added` and `failed` (recorded in the errors table, with the
+    reason) as (trace_id, name[, reason]); `present` (already in the dataset or being added
+    by another writer); `unreadable` (path, reason): files that could not be opened."""
+
+    added: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str, str]] = field(default_factory=list)
+    present: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How traces are read: the reader's limits, the mapping's renaming and, for ANR reports
+    and bugreports, whose dump (its own trace id: `keys.process_id`)."""
+
+    max_size: int = DEFAULT_MAX_SIZE
+    salvage: bool = False
+    rename: Rename | None = None
+    process: str | None = None
+
+
+def add(
+    root: Path,
+    paths: Sequence[str | Path],
+    labels: Mapping[str, str | None] | None = None,
+    reading: Reading | None = None,
+    workers: int | None = None,
+    progress: Callable[[str, str], None] | None = None,
+) -> Report:
+    """Add the traces at `paths` to the dataset at `root` (created when missing) with
+    `labels` (checked: ValueError for a bad one; DatasetError for a newer dataset);
+    `progress(name, outcome)` is called as each trace is done."""
+    checked = labelling.check(dict(labels or {}))
+    reading = reading or Reading()
+    check(root, create=True)
+    report = Report()
+    found: dict[str, tuple[Identity, Path]] = {}
+    for p in paths:
+        try:
+            ident = identify(Path(p))
+        except OSError as exc:
+            report.unreadable.append((str(p), reason(exc)))
+            continue
+        if reading.process is not None:
+            ident = replace(ident, trace_id=process_id(ident.trace_id, reading.process))
+        found.setdefault(ident.trace_id, (ident, Path(p)))
+    with Writer(root) as writer:
+        with locked(root):
+            recover(root)
+            mine = set(writer.claim(sorted(found), published_ids(root)))
+        report.present += [(t, found[t][0].name) for t in sorted(found) if t not in mine]
+        try:
+            staged = _write(
+                writer,
+                [found[t] for t in sorted(mine)],
+                checked,
+                reading,
+                workers,
+                report,
+                progress,
+            )
+            with locked(root):
+                writer.publish(staged, (), sorted(mine))
+        except BaseException:
+            with locked(root):
+                writer.release(mine)
+            raise
+    return report
+
+
+def _write(
+    writer: Writer,
+    items: list[tuple[Identity, Path]],
+    labels: labelling.Labels,
+    reading: Reading,
+    workers: int | None,
+    report: Report,
+    progress: Callable[[str, str], None] | None,
+) -> list[tuple[Path, Path]]:
+    """Every item's tables into part files of `writer`'s staging folder, on worker threads;
+    the (staged, published) paths of the parts."""
+    todo: queue.Queue[tuple[Identity, Path]] = queue.Queue()
+    for item in items:
+        todo.put(item)
+    n = max(1, min(default_workers(unset=2) if workers is None else workers, len(items)))
+    parts = [Parts(writer.staging, f"{writer.name}-{w}") for w in range(n)]
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+
+    def work(mine: Parts) -> None:
+        try:
+            while not failures:
+                try:
+                    ident, path = todo.get_nowait()
+                except queue.Empty:
+                    break
+                failed = _one(ident, path, labels, reading, mine)
+                with lock:
+                    if failed is None:
+                        report.added.append((ident.trace_id, ident.name))
+                    else:
+                        report.failed.append((ident.trace_id, ident.name, failed))
+                if progress is not None:
+                    progress(ident.name, failed or "added")
+            mine.close()
+        except BaseException as exc:
+            failures.append(exc)
+            mine.abort()
+
+    threads = [threading.Thread(target=work, args=(p,), daemon=True) for p in parts[1:]]
+    for t in threads:
+        t.start()
+    work(parts[0])
+    for t in threads:
+        t.join()
+    if failures:
+        raise failures[0]
+    return [(p, p) for mine in parts for p in mine.written]
+
+
+def _one(
+    ident: Identity, path: Path, labels: labelling.Labels, reading: Reading, parts: Parts
+) -> str | None:
+    """Write one trace's tables (or its error row); the reason when it failed to read."""
+    origin = Origin(ident.trace_id, ident.name, ident.size, trace_date(None, ident.mtime), labels)
+    try:
+        trace = load(
+            path, max_size=reading.max_size, salvage=reading.salvage, process=reading.process
+        )
+        origin = replace(origin, date=trace_date(trace.header, ident.mtime))
+        if trace.header.axis != "time":
+            raise ValueError("it records no times (an all-methods dump): nothing to measure")
+        session = Session(trace)
+        view = View(session, session.query(rename=reading.rename))
+        small, calls = trace_tables(view, origin)
+    except (TraceError, OSError, MemoryError, ValueError) as exc:
+        parts.add("errors", where(origin), error_row(origin, reason(exc)))
+        return reason(exc)
+    at = where(origin)
+    for name, table in small.items():
+        parts.add(name, at, table)
+    for piece in calls:  # a failure here is a bug or the machine's: the job stops
+        parts.add("calls", at, piece)
+    return None
+
+
+def where(origin: Origin) -> tuple[str, str, str]:
+    """The partition (app, build, date) of a trace."""
+    return origin.app, origin.build, origin.date
+
+
+def error_row(origin: Origin, why: str) -> Any:
+    """The errors table's row for a trace that failed to read."""
+    import numpy as np
+
+    def text(value: str | None) -> Any:
+        out = np.empty(1, dtype=object)
+        out[0] = value
+        return out
+
+    row = Table(
+        {
+            "name": text(origin.name),
+            "app": text(origin.app),
+            "build": text(origin.build),
+            "date": text(origin.date),
+            "reason": text(why),
+            "size": None if origin.size is None else np.array([origin.size], dtype=np.int64),
+            "layout": np.array([VERSION], dtype=np.int32),
+        },
+        1,
+    )
+    return to_arrow("errors", row, origin.trace_id)
+
+
+def reason(exc: BaseException) -> str:
+    """The one line saying why a trace could not be read (without the file's path: the
+    same reason whichever machine read it)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory while reading the trace"
+    if isinstance(exc, OSError):
+        return printable(exc.strerror or str(exc))
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    path = getattr(exc, "path", None)
+    if path and text.startswith(f"{path}: "):
+        text = text[len(path) + 2 :]
+    return printable(text)
+
+
+__all__ = ["Reading", "Report", "add", "error_row", "reason", "where"]

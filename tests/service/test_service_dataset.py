@@ -1,0 +1,107 @@
+"""The service keeps a dataset (issue 21, service/history.py): each upload is added with its
+labels (uploaded again with other labels: added again with them); labels the dataset cannot
+take are refused in one line; a method's page charts its median exclusive and inclusive time
+per build with every run as a point — numbers equal to the traces' own profiles, an SVG drawn
+by the page itself (no script, nothing fetched elsewhere), names escaped."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_service_routes import WRITE, make_client
+
+from support.datasets import read_tables
+from support.plant import ALWAYS, planted_runs
+from traceview.analysis import Session
+from traceview.api.keys import method_key
+from traceview.readers import load
+from traceview.writer import write
+
+pytest.importorskip("pyarrow")
+pytest.importorskip("duckdb")
+
+
+@pytest.fixture(scope="module")
+def runs() -> tuple[list[bytes], list[bytes]]:
+    base, cand = planted_runs(runs=2)
+
+    def data(t: object) -> bytes:
+        out = io.BytesIO()
+        write(t, out)  # type: ignore[arg-type]
+        return out.getvalue()
+
+    return [data(t) for t in base], [data(t) for t in cand]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[object, Path]]:
+    root = tmp_path / "data" / "dataset"
+    with make_client(tmp_path / "data", dataset=root) as c:
+        yield c, root
+
+
+def post(client, data: bytes, name: str, **labels: str):  # type: ignore[no-untyped-def]
+    query = "&".join(f"{k}={v}" for k, v in labels.items())
+    return client.post(f"/api/traces?{query}", content=data, headers={**WRITE, "X-Filename": name})
+
+
+def test_uploads_go_to_the_dataset_with_their_labels(served, runs) -> None:  # type: ignore[no-untyped-def]
+    client, root = served
+    assert post(client, runs[0][0], "b0.trace", app="com.example", build="100").status_code == 201
+    assert post(client, runs[1][0], "c0.trace", app="com.example", build="101").status_code == 201
+    traces = read_tables(root)["traces"].to_pylist()
+    assert sorted((t["name"], t["app"], t["build"]) for t in traces) == [
+        ("b0.trace", "com.example", "100"),
+        ("c0.trace", "com.example", "101"),
+    ]
+    # the same bytes with another build: the run moves to it, once
+    assert post(client, runs[0][0], "b0.trace", build="99", device="px7").status_code == 200
+    traces = read_tables(root)["traces"].to_pylist()
+    assert sorted((t["build"], t["device"]) for t in traces) == [("101", None), ("99", "px7")]
+    assert len(read_tables(root)["calls"].column("trace_id").unique()) == 2
+    r = post(client, runs[0][1], "x.trace", app="my app")  # a folder name the dataset refuses
+    assert r.status_code == 400 and "\n" not in r.json()["error"] and "app" in r.json()["error"]
+
+
+def test_a_method_page_charts_its_median_per_build(served, runs) -> None:  # type: ignore[no-untyped-def]
+    client, _ = served
+    want: dict[str, list[tuple[int, int]]] = {}
+    for build, side in (("100", runs[0]), ("101", runs[1])):
+        for i, data in enumerate(side):
+            assert (
+                post(
+                    client, data, f"r{build}-{i}<b>.trace", app="com.example", build=build
+                ).status_code
+                == 201
+            )
+            s = Session(load(data))
+            prof = s.profile(s.query())
+            me = s.trace.methods
+            (row,) = [m for m in range(len(me)) if f"{me.class_name[m]}.{me.name[m]}" == ALWAYS]
+            want.setdefault(build, []).append(
+                (int(prof.excl["wall"][row]), int(prof.incl["wall"][row]))
+            )
+            key = method_key(me.class_name[row], me.name[row], me.signature[row])
+    got = client.get(f"/api/methods/{key}?app=com.example").json()
+    assert got["method"]["key"] == key and got["method"]["name"] == ALWAYS.rsplit(".", 1)[1]
+    assert [b["build"] for b in got["builds"]] == ["100", "101"]
+    for b in got["builds"]:
+        points = want[b["build"]]
+        assert sorted((r["excl_ns"], r["incl_ns"]) for r in b["runs"]) == sorted(points)
+        assert b["median_excl_ns"] == float(np.median([e for e, _ in points]))
+        assert b["median_incl_ns"] == float(np.median([i for _, i in points]))
+    assert got["builds"][1]["median_excl_ns"] > 1.5 * got["builds"][0]["median_excl_ns"]  # 2x
+    page = client.get(f"/methods/{key}?app=com.example")
+    assert page.status_code == 200 and "<svg" in page.text and "<polyline" in page.text
+    assert page.text.count("<circle") == 2 * 4  # every run, exclusive and inclusive
+    assert "<script" not in page.text and not re.search(r"(src|href)=['\"]https?:", page.text)
+    assert "&lt;b&gt;" in page.text and "<b>.trace" not in page.text  # names escaped
+    found = client.get("/methods?app=com.example&q=isBoring")
+    assert f"/methods/{key}?app=com.example" in found.text
+    assert client.get("/api/methods/123?app=com.example").status_code == 404
+    assert client.get(f"/api/methods/{key}?app=com.example&clock=nope").status_code == 400
