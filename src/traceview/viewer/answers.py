@@ -33,10 +33,13 @@ from traceview.exporters.jsonshape import (
 )
 from traceview.model import visible
 
+# the tree and flame answers live in viewer/trees.py
+from traceview.viewer.trees import flame_answer as flame_answer
+from traceview.viewer.trees import tree_answer as tree_answer
+
 MAX_PROFILE_ROWS = 20_000
 MAX_RELATION_ROWS = 500
 MAX_FRAMES = 5_000
-MAX_FLAME_NODES = 30_000
 
 
 def trace_answer(s: Session, live: bool = True) -> Json:
@@ -268,36 +271,6 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
         "frames": fc.frames,
         "calls": cols,
         "truncated": len(fc.rows) > MAX_FRAMES,
-    }
-
-
-def flame_answer(s: Session, kind: str, q: Query) -> Json:
-    """/api/flame: the merged call tree laid out (analysis/layout/flame.py), x/width in µs of clock;
-    with t0/t1 every call counts its time clipped to the range; `Session.flame` refuses an
-    unknown kind."""
-    fl = s.flame(q, kind)
-    rows = np.arange(len(fl.method))
-    truncated = False
-    if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit
-        per_depth = np.cumsum(np.bincount(fl.depth))
-        max_depth = int(np.searchsorted(per_depth, MAX_FLAME_NODES, side="right")) - 1
-        rows = np.flatnonzero(fl.depth <= max_depth)
-        truncated = True
-    return {
-        "kind": fl.kind,
-        "clock": fl.clock,
-        "total": us1(fl.total),
-        "dropped": fl.dropped,
-        "nodes": {
-            "method": ints(fl.method[rows]),
-            "depth": ints(fl.depth[rows]),
-            "parent": ints(fl.parent[rows]),
-            "x": us(fl.x[rows]),
-            "width": us(fl.width[rows]),
-            "self": us(fl.self_time[rows]),
-            "calls": ints(fl.calls[rows]),
-        },
-        "truncated": truncated,
     }
 
 

@@ -162,9 +162,22 @@ def create_app(
     def api_flame(request: Request) -> Response:
         return answer(
             request,
-            (*params.SELECTION, "kind"),
+            (*params.SELECTION, "kind", *params.WINDOW),
             lambda s, p: viewer.flame_answer(
-                s, p.get("kind") or "graph", params.query(s, p, rename)
+                s, p.get("kind") or "graph", params.query(s, p, rename), *params.window(p)
+            ),
+        )
+
+    def api_tree(request: Request) -> Response:
+        return answer(
+            request,
+            (*params.SELECTION, "kind", "node", "children"),
+            lambda s, p: viewer.tree_answer(
+                s,
+                p.get("kind") or "topdown",
+                params.query(s, p, rename),
+                int(p.get("node", -1)),
+                p.get("children") == "1",
             ),
         )
 
@@ -224,6 +237,7 @@ def create_app(
         Route("/api/profile", api_profile),
         Route("/api/relations/{method:int}", api_relations),
         Route("/api/flame", api_flame),
+        Route("/api/tree", api_tree),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
         Route("/api/anr", api_anr),

@@ -89,7 +89,10 @@ function renderThreadsChip() {
   }
 }
 
+let currentTab = "profile";
+
 function showTab(name) {
+  currentTab = name;
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("on", b.dataset.tab === name);
   for (const p of document.querySelectorAll(".tab")) p.hidden = p.id !== "tab-" + name;
   const v = views[name];
@@ -151,7 +154,7 @@ function wireTop() {
   const find = $("find");
   find.addEventListener("input", () => setSearch(find.value));
   find.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") views.profile.nextMatch(e.shiftKey ? -1 : 1);
+    if (e.key === "Enter") (views[currentTab] && views[currentTab].nextMatch ? views[currentTab] : views.profile).nextMatch(e.shiftKey ? -1 : 1);
     else if (e.key === "Escape") {
       find.value = "";
       setSearch("");

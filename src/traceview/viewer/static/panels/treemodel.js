@@ -1,0 +1,126 @@
+// The loaded part of a call tree (/api/tree answers merged by node id) and its visible rows:
+// no statistic is computed here, only which nodes are known, which are open, and the server's
+// "N more" counts (the smallest one any answer gave: answers nest, docs/web-api.md).
+
+/** A row is a node's local index (>= 0), the "N more" row of node `p` (-(p + 2)) or the roots'
+ * "N more" row (-1). */
+export const ROOTS_MORE = -1;
+export const moreRow = (p) => -(p + 2);
+export const moreOf = (row) => (row === ROOTS_MORE ? -1 : -row - 2);
+
+export class TreeModel {
+  constructor() {
+    this.clear();
+  }
+
+  clear() {
+    this.total = 0;
+    this.local = new Map(); // node id -> local index
+    this.N = { id: [], method: [], depth: [], parent: [], width: [], self: [], calls: [], more: [], moreWidth: [] };
+    this.kids = [];
+    this.roots = [];
+    this.rootsMore = 0;
+    this.rootsMoreWidth = 0;
+    this.open = new Set();
+  }
+
+  get size() {
+    return this.N.id.length;
+  }
+
+  /** Add an /api/tree answer's nodes (new ones appended; a known node keeps the smaller
+   * "more" count); returns the local indexes of the parents whose children changed. */
+  merge(answer) {
+    const A = answer.nodes;
+    const N = this.N;
+    this.total = answer.total;
+    const touched = new Set();
+    if (answer.node < 0 && (this.size === 0 || answer.roots_more < this.rootsMore)) {
+      this.rootsMore = answer.roots_more;
+      this.rootsMoreWidth = answer.roots_more_width;
+    }
+    for (let k = 0; k < A.id.length; k++) {
+      const id = A.id[k];
+      let i = this.local.get(id);
+      if (i === undefined) {
+        i = N.id.length;
+        this.local.set(id, i);
+        const p = A.parent[k] < 0 ? -1 : this.local.get(A.parent[k]);
+        N.id.push(id);
+        N.method.push(A.method[k]);
+        N.depth.push(A.depth[k]);
+        N.parent.push(p === undefined ? -1 : p);
+        N.width.push(A.width[k]);
+        N.self.push(A.self[k]);
+        N.calls.push(A.calls[k]);
+        N.more.push(A.more[k]);
+        N.moreWidth.push(A.more_width[k]);
+        this.kids.push([]);
+        if (p === undefined || p < 0) this.roots.push(i);
+        else this.kids[p].push(i);
+        touched.add(p === undefined ? -1 : p);
+      } else if (A.more[k] < N.more[i]) {
+        N.more[i] = A.more[k];
+        N.moreWidth[i] = A.more_width[k];
+      }
+    }
+    const byWidth = (a, b) => N.width[b] - N.width[a] || N.id[a] - N.id[b];
+    for (const p of touched) (p < 0 ? this.roots : this.kids[p]).sort(byWidth);
+    return touched;
+  }
+
+  /** True when node `i` has children (loaded or not). */
+  hasKids(i) {
+    return this.kids[i].length > 0 || this.N.more[i] > 0;
+  }
+
+  /** True when opening node `i` needs its children from the server first. */
+  needsLoad(i) {
+    return this.kids[i].length === 0 && this.N.more[i] > 0;
+  }
+
+  /** The visible rows in order: open nodes' children, each level's "N more" row last. */
+  rows() {
+    const out = [];
+    const walk = (list, parent) => {
+      for (const i of list) {
+        out.push(i);
+        if (this.open.has(i)) walk(this.kids[i], i);
+      }
+      const more = parent < 0 ? this.rootsMore : this.N.more[parent];
+      if (more > 0) out.push(parent < 0 ? ROOTS_MORE : moreRow(parent));
+    };
+    walk(this.roots, -1);
+    return out;
+  }
+
+  /** Open every loaded node at least `limit` wide (under `from`, default every root) down to
+   * `maxDepth`. */
+  openHeavy(limit, maxDepth, from) {
+    const stack = from === undefined ? [...this.roots] : [from];
+    while (stack.length) {
+      const i = stack.pop();
+      if (this.N.width[i] >= limit && this.kids[i].length && this.N.depth[i] < maxDepth) {
+        this.open.add(i);
+        stack.push(...this.kids[i]);
+      }
+    }
+  }
+
+  /** Open the ancestors of node `i` so it shows. */
+  reveal(i) {
+    for (let p = this.N.parent[i]; p >= 0; p = this.N.parent[p]) this.open.add(p);
+  }
+
+  /** The next loaded node after `i` in the tree's pre-order (node ids), `dir` 1 or -1, whose
+   * method passes `match`; -1 when none. */
+  nextMatch(i, dir, match) {
+    const order = [...this.local.values()].sort((a, b) => this.N.id[a] - this.N.id[b]);
+    const at = i >= 0 ? order.indexOf(i) : dir > 0 ? -1 : order.length;
+    for (let k = 1; k <= order.length; k++) {
+      const j = order[(((at + dir * k) % order.length) + order.length) % order.length];
+      if (match(this.N.method[j])) return j;
+    }
+    return -1;
+  }
+}
