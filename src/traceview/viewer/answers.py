@@ -166,6 +166,10 @@ def profile_answer(s: Session, q: Query) -> Json:
         cols[f"excl_{clock}_us"] = us(p.excl[clock][rows]) if have else None
     off = p.off_cpu()  # never negative (analysis/profile.py)
     cols["off_cpu_us"] = us(off[rows]) if off is not None else None
+    # off the CPU in the method's own code (not its callees'): where a thread waited
+    both = len(p.clocks) == 2
+    own = np.maximum(p.excl["wall"] - p.excl["cpu"], 0) if both else None
+    cols["excl_off_cpu_us"] = us(own[rows]) if own is not None else None
     cols["calls"] = ints(p.calls[rows])
     cols["recursive_calls"] = ints(p.recursive_calls[rows])
     for clock in ("cpu", "wall"):

@@ -2,9 +2,10 @@
 // sortable, virtualised, with Parents / Children / recursive groups under an expanded method.
 
 import * as api from "../lib/api.js";
-import { el, marked, setChildren, visibleBand } from "../lib/dom.js";
-import { fmtCount, fmtMs, fmtPct } from "../lib/format.js";
-import { emit, isMatch, label, methodColor, on, queryParams, select, state, tooltip } from "../lib/state.js";
+import { el, marked, monoCharW, setChildren, visibleBand } from "../lib/dom.js";
+import { elideName } from "../lib/names.js";
+import { fmtCount, fmtDuration, fmtMs, fmtPct } from "../lib/format.js";
+import { emit, isMatch, label, methodColor, on, queryParams, scopeName, select, state, tooltip } from "../lib/state.js";
 import { PanelLoad } from "./load.js";
 
 const ROW_H = 20;
@@ -26,7 +27,8 @@ const COLUMNS = [
   ["incl_wall", "Incl Real ms", "86px", "wall", "incl_wall_us"],
   ["excl_wall_pct", "Excl Real %", "62px", "wall", "excl_wall_us"],
   ["excl_wall", "Excl Real ms", "86px", "wall", "excl_wall_us"],
-  ["off_cpu", "Off-CPU ms", "86px", "both", "off_cpu_us"],
+  ["off_cpu", "Incl off-CPU ms", "96px", "both", "off_cpu_us"],
+  ["excl_off_cpu", "Excl off-CPU ms", "96px", "both", "excl_off_cpu_us"],
   ["calls", "Calls+Rec, Calls/Total", "136px", null, "calls"],
   ["cpu_per_call", "CPU/Call ms", "86px", "cpu", "cpu_per_call_us"],
   ["wall_per_call", "Real/Call ms", "86px", "wall", "wall_per_call_us"],
@@ -63,8 +65,9 @@ export class ProfileTable {
     this.head = el("div", { class: "pt-head" });
     this.inner = el("div", { class: "pt-inner" });
     this.banner = el("div", { class: "pt-banner", hidden: true });
-    this.scroll = el("div", { class: "pt-scroll", tabindex: "0" }, this.head, this.inner);
-    setChildren(root, this.banner, this.scroll);
+    this.base = el("div", { class: "subbar muted pt-base" });
+    this.scroll = el("div", { class: "pt-scroll", tabindex: "0", "aria-label": "Profile table" }, this.head, this.inner);
+    setChildren(root, this.banner, this.base, this.scroll);
     this.scroll.addEventListener("scroll", () => this.render(false));
     this.scroll.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroll);
@@ -156,7 +159,8 @@ export class ProfileTable {
     const items = [];
     if (this.data) {
       const M = this.data.methods;
-      let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]));
+      // the selected method stays listed when the find text hides it (a parent/child jumped to)
+      let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]) || M.method[i] === state.selected);
       if (this.sortKey) order = this.sorted(order, this.sortKey, this.sortDir);
       for (const i of order) {
         const m = M.method[i];
@@ -166,7 +170,7 @@ export class ProfileTable {
       if (this.data.truncated) items.push({ type: "note", text: "(list cut by the server: methods with the least time are not shown)" });
     }
     // the find count is of the table's rows (methods with time in this selection)
-    this.found = this.data && state.search ? items.filter((it) => it.type === "method").length : null;
+    this.found = this.data && state.search ? items.filter((it) => it.type === "method" && isMatch(it.m)).length : null;
     emit("found", this.found);
     this.items = items;
     this.inner.style.height = Math.max(items.length * ROW_H, 48) + "px";
@@ -186,17 +190,53 @@ export class ProfileTable {
     if (rel.truncated) items.push({ type: "note", text: "(lists cut by the server: the smallest rows are not shown)" });
   }
 
+  /** What each percentage is of: the totals of the selection, per clock. */
+  baseLine() {
+    const t = this.data && this.data.total;
+    if (!t) return "";
+    const parts = [];
+    if (t.cpu_us !== null) parts.push("CPU % of " + fmtDuration(t.cpu_us) + " Thread CPU");
+    if (t.wall_us !== null) parts.push("Real % of " + fmtDuration(t.wall_us) + " Wall (waits included)");
+    return "100 %: " + parts.join(" · ") + ", " + scopeName() + "; parents/children: % of the expanded method";
+  }
+
   renderHead() {
+    setChildren(this.base, this.baseLine());
     const cols = this.columns();
-    this.template = cols.map((c) => c[2]).join(" ");
+    this.colW = this.colW || {}; // widths the user dragged columns to, by key
+    this.template = cols.map((c) => (this.colW[c[0]] ? this.colW[c[0]] + "px" : c[2])).join(" ");
     this.head.style.gridTemplateColumns = this.template;
     setChildren(
       this.head,
       cols.map(([key, title]) => {
         const arrow = this.sortKey === key ? (this.sortDir > 0 ? " ▲" : " ▼") : "";
-        return el("div", { class: "pt-hcell" + (key === "name" ? " name" : ""), title: "Sort by " + title, dataset: { col: key }, onclick: () => this.sortBy(key) }, title + arrow);
+        const base = key.endsWith("_pct") ? " (" + this.baseLine() + ")" : key.includes("off_cpu") ? " (wall − CPU, never negative" + (key === "excl_off_cpu" ? ", in the method's own code" : ", callees included") + ")" : "";
+        const cell = el("div", { class: "pt-hcell" + (key === "name" ? " name" : ""), title: "Sort by " + title + base, dataset: { col: key }, onclick: () => this.sortBy(key) }, title + arrow);
+        cell.style.position = "relative";
+        cell.appendChild(el("span", { class: "col-grip", title: "Drag to resize the column", onclick: (e) => e.stopPropagation(), onmousedown: (e) => this.dragColumn(e, key, cell) }));
+        return cell;
       }),
     );
+  }
+
+  /** Resize column `key` by dragging its header's grip. */
+  dragColumn(e, key, cell) {
+    e.preventDefault();
+    e.stopPropagation();
+    const x0 = e.clientX;
+    const w0 = cell.getBoundingClientRect().width;
+    const move = (ev) => {
+      this.colW[key] = Math.max(40, Math.round(w0 + ev.clientX - x0));
+      this.template = this.columns().map((c) => (this.colW[c[0]] ? this.colW[c[0]] + "px" : c[2])).join(" ");
+      this.head.style.gridTemplateColumns = this.template;
+      this.render();
+    };
+    const up = () => {
+      window.removeEventListener("mousemove", move);
+      window.removeEventListener("mouseup", up);
+    };
+    window.addEventListener("mousemove", move);
+    window.addEventListener("mouseup", up);
   }
 
   /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
@@ -206,6 +246,8 @@ export class ProfileTable {
     if (!band) return;
     this.band = band;
     const [first, last] = band;
+    const nameCell = this.head.firstChild;
+    this.nameChars = Math.max(12, Math.floor(((nameCell ? nameCell.offsetWidth : 380) - 70) / monoCharW()));
     const rows = [];
     for (let k = first; k < last; k++) rows.push(this.renderRow(this.items[k], k));
     if (!this.items.length) {
@@ -235,7 +277,7 @@ export class ProfileTable {
         el("span", { class: "twisty" + (can ? "" : " leaf"), title: can ? "Parents and children" : "Not in this report: open the trace with `traceview FILE`", onclick: (e) => (e.stopPropagation(), can && this.toggle(m)) }, can ? (open ? "▾" : "▸") : "·"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
-        el("span", { class: "lbl" }, marked(label(m), state.search)),
+        el("span", { class: "lbl", dataset: { full: label(m) } }, marked(elideName(label(m), this.nameChars), state.search)),
       );
       cells.push(name);
       const total = this.data.total;
@@ -246,8 +288,8 @@ export class ProfileTable {
         else text = fmtMs(M[src][item.i]);
         cells.push(el("div", { class: "num" }, text));
       }
-      const cls = "pt-row method" + (m === state.selected ? " selected" : "") + (open ? " open" : "");
-      return el("div", { class: cls, style, dataset: { method: m }, onclick: () => select(m), ondblclick: () => can && this.toggle(m) }, cells);
+      const cls = "pt-row method" + (m === state.selected ? " selected" : "") + (open ? " open" : "") + (k === this.cursor ? " cursor" : "") + (isMatch(m) ? "" : " unmatched");
+      return el("div", { class: cls, style, dataset: { method: m }, title: isMatch(m) ? null : "Shown although the find text does not match it: it is selected", onclick: () => ((this.cursor = k), select(m)), ondblclick: () => can && this.toggle(m) }, cells);
     }
     // a parent / child / self row: % of the expanded method's inclusive time
     const r = item.r;
@@ -261,7 +303,7 @@ export class ProfileTable {
         { class: "pt-name rel", title: tooltip(r.method) },
         el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
         el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
-        el("span", { class: "lbl" }, marked(label(r.method), state.search)),
+        el("span", { class: "lbl", dataset: { full: label(r.method) } }, marked(elideName(label(r.method), this.nameChars - 2), state.search)),
       );
     }
     cells.push(name);
@@ -275,7 +317,7 @@ export class ProfileTable {
       cells.push(el("div", { class: "num" }, text));
     }
     const jump = item.self || top ? null : () => this.jump(r.method);
-    return el("div", { class: "pt-row rel " + item.cls + (jump ? "" : " nojump"), style, onclick: jump }, cells);
+    return el("div", { class: "pt-row rel " + item.cls + (jump ? "" : " nojump") + (k === this.cursor ? " cursor" : ""), style, onclick: jump }, cells);
   }
 
   /** Select `m`, expand it and scroll to its row (a parent/child row was clicked). */
@@ -284,6 +326,8 @@ export class ProfileTable {
     select(m);
     this.rebuild();
     this.reveal(m);
+    this.cursor = this.items.findIndex((it) => it.type === "method" && it.m === m);
+    this.render();
   }
 
   reveal(m) {
@@ -306,13 +350,40 @@ export class ProfileTable {
     select(next);
   }
 
+  /** Put the cursor on item `k` (a method row selects its method) and keep it in view. */
+  moveTo(k) {
+    if (k < 0 || k >= this.items.length) return;
+    this.cursor = k;
+    const it = this.items[k];
+    const y = k * ROW_H + this.head.offsetHeight;
+    const s = this.scroll;
+    if (y < s.scrollTop + this.head.offsetHeight) s.scrollTop = y - this.head.offsetHeight;
+    else if (y + ROW_H > s.scrollTop + s.clientHeight) s.scrollTop = y + ROW_H - s.clientHeight;
+    if (it.type === "method") select(it.m);
+    this.render();
+  }
+
+  /** The next row from `k` in direction `dir` that a key can land on (methods, parents, children). */
+  step(k, dir) {
+    for (let j = k + dir; j >= 0 && j < this.items.length; j += dir) if (this.items[j].type === "method" || this.items[j].type === "rel") return j;
+    return k;
+  }
+
   onKey(e) {
-    const ms = this.items.filter((it) => it.type === "method").map((it) => it.m);
-    const at = ms.indexOf(state.selected);
-    if (e.key === "ArrowDown" && at + 1 < ms.length) select(ms[at + 1]);
-    else if (e.key === "ArrowUp" && at > 0) select(ms[at - 1]);
-    else if ((e.key === "ArrowRight" || e.key === "Enter") && at >= 0 && !this.expanded.has(state.selected)) this.toggle(state.selected);
-    else if ((e.key === "ArrowLeft" || e.key === "Enter") && at >= 0 && this.expanded.has(state.selected)) this.toggle(state.selected);
+    if (this.cursor === undefined || this.items[this.cursor] === undefined || (this.items[this.cursor].type === "method" && this.items[this.cursor].m !== state.selected)) {
+      this.cursor = this.items.findIndex((it) => it.type === "method" && it.m === state.selected);
+    }
+    const k = this.cursor;
+    const it = this.items[k];
+    if (e.key === "ArrowDown") this.moveTo(k < 0 ? this.step(-1, 1) : this.step(k, 1));
+    else if (e.key === "ArrowUp") this.moveTo(k < 0 ? this.step(-1, 1) : this.step(k, -1));
+    else if (e.key === "Home") this.moveTo(this.step(-1, 1));
+    else if (e.key === "End") this.moveTo(this.step(this.items.length, -1));
+    else if (it && it.type === "rel" && e.key === "Enter") it.r.method >= 0 && !it.self && this.jump(it.r.method);
+    else if (it && it.type === "rel" && e.key === "ArrowLeft") this.moveTo(this.items.findIndex((x) => x.type === "method" && x.i === it.of));
+    else if (it && it.type === "method" && (e.key === "ArrowRight" || e.key === "Enter") && !this.expanded.has(it.m)) this.toggle(it.m);
+    else if (it && it.type === "method" && e.key === "ArrowRight") this.moveTo(this.step(k, 1));
+    else if (it && it.type === "method" && (e.key === "ArrowLeft" || e.key === "Enter") && this.expanded.has(it.m)) this.toggle(it.m);
     else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
       // typing in the table goes to the find box (traceview behaviour)
       const find = document.getElementById("find");
