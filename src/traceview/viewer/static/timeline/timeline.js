@@ -10,7 +10,8 @@ import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, dr
 import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
 
-const LABEL_W = 210;
+const LABEL_W = 210; // px of the thread names' column at first (its grip resizes it)
+const ROW_SHARE = 0.6; // an open row takes at most this share of the pane; deeper ones scroll
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread. */
@@ -25,6 +26,9 @@ export class Timeline {
     this.depths = new Map(); // thread row -> depth levels seen at level 0
     this.stems = new Map(); // thread row -> outer levels holding one call each (ZygoteInit.main …)
     this.expanded = new Map(); // thread row -> true (every level) / false (compact), set by hand
+    this.offsets = new Map(); // thread row -> first level shown of a capped row (its own scroll)
+    this.labelW = LABEL_W;
+    this.focusRow = 0; // index into this.rows of the thread list's keyboard focus
     this.rows = [];
     this.view = [0, 1];
     this.sort = "busy";
@@ -47,15 +51,19 @@ export class Timeline {
     this.root.classList.add("timeline");
     this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to show the whole trace" });
     this.canvas = el("canvas", { class: "tl-canvas", tabindex: "0" });
-    this.spacer = el("div", { class: "tl-spacer" });
+    this.spacer = el("div", { class: "tl-spacer", tabindex: "0", role: "listbox", "aria-label": "Threads: ↑/↓ move, Space includes, O only, →/← levels" });
+    this.spacer.addEventListener("keydown", (e) => this.onListKey(e));
+    this.spacer.addEventListener("focus", () => this.markFocus());
+    this.grip = el("div", { class: "tl-grip", title: "Drag to widen the thread names" });
+    this.grip.addEventListener("mousedown", (e) => this.dragLabels(e));
     this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
     this.tip = el("div", { class: "tooltip", hidden: true });
     this.corner = el("div", { class: "tl-corner" });
     this.axisLabel = el("span", { class: "tl-axislabel", hidden: true });
-    this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas);
+    this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas, this.grip);
     setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis, this.axisLabel), this.body, this.tip);
     this.scroll.addEventListener("scroll", () => this.invalidate());
-    new ResizeObserver(() => this.invalidate()).observe(this.body);
+    new ResizeObserver(() => (this.rowCap() !== this.cap && state.trace ? this.layout() : this.invalidate())).observe(this.body);
     this.canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
     this.canvas.addEventListener("mousedown", (e) => this.onDown(e, "canvas"));
     this.axis.addEventListener("mousedown", (e) => this.onDown(e, "axis"));
@@ -72,6 +80,7 @@ export class Timeline {
     this.depths.clear();
     this.stems.clear();
     this.expanded.clear();
+    this.offsets.clear();
     this.scroll.scrollTop = 0;
     this.hideTip();
     this.resetView();
@@ -129,14 +138,23 @@ export class Timeline {
     this.clock = state.clock;
     const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
     const busy = busyOn(state.clock);
-    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded };
+    const cap = (this.cap = this.rowCap());
+    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded, offsets: this.offsets, cap };
     const { rows, height } = layoutRows(threads, this.sort, busy, shape, (t) => this.isOpen(t));
     this.rows = rows;
     this.spacer.style.height = height + "px";
+    this.spacer.style.width = this.labelW + "px";
+    this.grip.style.left = this.labelW - 3 + "px";
     this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t)));
     setChildren(this.spacer, this.labels);
+    this.markFocus();
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
     this.invalidate();
+  }
+
+  /** The levels an open row shows at most: a share of the pane (a deeper row scrolls). */
+  rowCap() {
+    return Math.max(6, Math.floor(((this.body.clientHeight || 350) * ROW_SHARE) / STRIP));
   }
 
   /** A row shows every level when expanded, or by default for the main thread, the flame
@@ -189,7 +207,7 @@ export class Timeline {
 
   /** Canvas-area width in CSS px (the scroller's scrollbar stays uncovered). */
   width() {
-    return Math.max(10, this.scroll.clientWidth - LABEL_W);
+    return Math.max(10, this.scroll.clientWidth - this.labelW);
   }
 
   x(t) {
@@ -216,7 +234,7 @@ export class Timeline {
     if (!state.trace || !this.root.offsetParent) return;
     const W = this.width();
     const H = Math.max(10, this.body.clientHeight);
-    this.canvas.style.left = LABEL_W + "px";
+    this.canvas.style.left = this.labelW + "px";
     const ctx = sizedContext(this.canvas, W, H);
     const c = colors();
     ctx.fillStyle = c.bg;
@@ -261,6 +279,14 @@ export class Timeline {
         for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(state.selected, row.thread, level, k));
         drawHighlight(ctx, vp, extents, row, y, c);
       }
+      if (row.capped) {
+        // a capped row's own scrollbar: which of its levels show
+        const track = row.depth * STRIP;
+        ctx.fillStyle = c.grid;
+        ctx.fillRect(W - 5, y + PAD, 4, track);
+        ctx.fillStyle = c.dimText;
+        ctx.fillRect(W - 5, y + PAD + (row.offset / row.full) * track, 4, Math.max(6, (row.depth / row.full) * track));
+      }
       ctx.fillStyle = c.grid;
       ctx.fillRect(0, y + row.h - 1, W, 1);
     }
@@ -301,7 +327,7 @@ export class Timeline {
       if (sideways) {
         const d = ((e.deltaX || e.deltaY) * px * (this.view[1] - this.view[0])) / this.width();
         this.setView(this.view[0] + d, this.view[1] + d);
-      } else {
+      } else if (!this.scrollRow(e.clientY - rect.top, e.deltaY * px)) {
         this.scroll.scrollTop += e.deltaY * px;
         this.hideTip();
       }
@@ -363,6 +389,7 @@ export class Timeline {
     if (this.single !== null && document.activeElement !== this.canvas) return;
     const active = document.activeElement;
     if (active && active.closest && active.closest(".pt-scroll")) return; // keys of a table
+    if (active === this.spacer) return; // keys of the thread list
     if (this.single === null && active && active.classList.contains("tl-canvas") && active !== this.canvas) return;
     const [v0, v1] = this.view;
     const w = v1 - v0;
@@ -376,6 +403,72 @@ export class Timeline {
     else if (k === "escape" && state.range) setRange(null);
     else return;
     e.preventDefault();
+  }
+
+  /** Scroll the levels of the capped row under canvas y by `dy` px; false when that row is
+   * not capped or already at its end (the rows list scrolls instead). */
+  scrollRow(y, dy) {
+    const yy = y + this.scroll.scrollTop;
+    const row = this.rows.find((r) => yy >= r.y && yy < r.y + r.h);
+    if (!row || !row.capped || !dy) return false;
+    const step = Math.sign(dy) * Math.max(1, Math.round(Math.abs(dy) / STRIP));
+    const next = Math.max(0, Math.min(row.full - row.depth, row.offset + step));
+    if (next === row.offset) return false;
+    this.offsets.set(row.thread, next);
+    this.hideTip();
+    this.layout();
+    return true;
+  }
+
+  /** Keys of the thread list (one Tab stop): ↑/↓ move, Space includes or leaves out, O or
+   * Enter keeps only this thread, → / ← show every level or fold the row. */
+  onListKey(e) {
+    if (!this.rows.length) return;
+    const n = this.rows.length;
+    let k = Math.min(this.focusRow, n - 1);
+    const t = state.trace.threads[this.rows[k].thread];
+    const lab = this.labels[k];
+    if (e.key === "ArrowDown") k = Math.min(n - 1, k + 1);
+    else if (e.key === "ArrowUp") k = Math.max(0, k - 1);
+    else if (e.key === "Home") k = 0;
+    else if (e.key === "End") k = n - 1;
+    else if (e.key === " ") lab.querySelector("input").click();
+    else if ((e.key === "o" || e.key === "O" || e.key === "Enter") && state.trace.live) lab.querySelector(".tl-only").click();
+    else if (e.key === "ArrowRight" && !this.isOpen(t)) this.toggleOpen(t);
+    else if (e.key === "ArrowLeft" && this.isOpen(t)) this.toggleOpen(t);
+    else return;
+    e.preventDefault();
+    this.focusRow = k;
+    this.markFocus();
+    const row = this.rows[k];
+    const s = this.scroll;
+    if (row.y < s.scrollTop) s.scrollTop = row.y;
+    else if (row.y + Math.min(row.h, s.clientHeight) > s.scrollTop + s.clientHeight) s.scrollTop = row.y + Math.min(row.h, s.clientHeight) - s.clientHeight;
+  }
+
+  /** The keyboard's row in the thread list, marked while the list has the focus. */
+  markFocus() {
+    const on = document.activeElement === this.spacer;
+    (this.labels || []).forEach((lab, i) => lab.classList.toggle("focus", on && i === this.focusRow));
+  }
+
+  /** Drag the grip at the names' right edge to widen or narrow them. */
+  dragLabels(e) {
+    e.preventDefault();
+    const x0 = e.clientX;
+    const w0 = this.labelW;
+    const move = (ev) => {
+      this.labelW = Math.max(120, Math.min(640, w0 + ev.clientX - x0));
+      this.spacer.style.width = this.labelW + "px";
+      this.grip.style.left = this.labelW - 3 + "px";
+      this.invalidate();
+    };
+    const up = () => {
+      window.removeEventListener("mousemove", move);
+      window.removeEventListener("mouseup", up);
+    };
+    window.addEventListener("mousemove", move);
+    window.addEventListener("mouseup", up);
   }
 
   /** The strip under canvas point (x, y): {call, method, start, end} or {merged, count}. */
