@@ -42,9 +42,11 @@ MAX_RELATION_ROWS = 500
 MAX_FRAMES = 5_000
 
 
-def trace_answer(s: Session, live: bool = True) -> Json:
+def trace_answer(s: Session, live: bool = True, can_open: bool = True) -> Json:
     """/api/trace: header, clocks, time span, threads, diagnostics, palette, and the timeline's
-    tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use)."""
+    tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use);
+    `can_open`: whether this server takes another trace (POST /api/open); a report's `source`
+    is the file's name only (a report is sent around: no local path in it)."""
     tr, calls = s.trace, s.calls
     main = s.main_thread()
     threads = []
@@ -68,8 +70,11 @@ def trace_answer(s: Session, live: bool = True) -> Json:
                 "main": t == main,
             }
         )
+    source = visible(tr.source) if tr.source is not None else None
+    if source is not None and not live:
+        source = source.replace("\\", "/").rsplit("/", 1)[-1]
     return {
-        "source": visible(tr.source) if tr.source is not None else None,
+        "source": source,
         "header": header_json(tr),
         "clocks": list(s.clocks),
         "default_clock": s.default_clock,
@@ -87,6 +92,7 @@ def trace_answer(s: Session, live: bool = True) -> Json:
         "palette": PALETTE,
         "tiles": {"buckets": BUCKETS, "max_level": MAX_LEVEL},
         "live": live,
+        "can_open": live and can_open,
     }
 
 

@@ -96,6 +96,7 @@ def create_app(
     answer_bytes: int = MAX_ANSWER_BYTES,
     rename: Rename | None = None,
     reopen: Callable[[int], Session] | None = None,
+    can_open: bool = True,
 ) -> Starlette:
     """The ASGI app serving `session`. `allowed_hosts`: the Host names answered (DNS
     rebinding guard; None answers any, for tests only); `max_upload`: bytes of POST /api/open;
@@ -103,7 +104,8 @@ def create_app(
     service's viewers are); `answer_bytes`: the answer cache's budget; `rename`: the
     deobfuscation every answer's names get (also for uploaded traces); `reopen(i)`: the
     session of process `i` of the same ANR report (POST /api/process), None when it cannot
-    be read again."""
+    be read again; `can_open=False`: the UI shows no "Open…" (POST /api/open is not served,
+    as in the service, where each trace has its own page)."""
     state = _State(session, answer_bytes)
 
     def answer(
@@ -128,7 +130,7 @@ def create_app(
         return HTMLResponse("<!doctype html><title>traceview</title><p>The UI is not installed.")
 
     def api_trace(request: Request) -> Response:
-        return answer(request, (), lambda s, p: viewer.trace_answer(s))
+        return answer(request, (), lambda s, p: viewer.trace_answer(s, can_open=can_open))
 
     def api_methods(request: Request) -> Response:
         return answer(request, (), lambda s, p: viewer.methods_answer(s, s.query(rename=rename)))
@@ -197,7 +199,7 @@ def create_app(
         except (ValueError, TraceError) as exc:
             return _error(400, printable(str(exc).splitlines()[0] if str(exc) else "bad pick"))
         state.replace(new)
-        return _json(encode(viewer.trace_answer(new)))
+        return _json(encode(viewer.trace_answer(new, can_open=can_open)))
 
     def api_frames(request: Request) -> Response:
         return answer(
@@ -225,7 +227,7 @@ def create_app(
             except MemoryError:
                 return _error(413, f"{name}: too large to analyse in memory")
         state.replace(new)
-        return _json(encode(viewer.trace_answer(new)))
+        return _json(encode(viewer.trace_answer(new, can_open=can_open)))
 
     routes = [
         Route("/", index),

@@ -10,6 +10,7 @@ import { HeaderPanel } from "./panels/header.js";
 import { fmtDuration, plural } from "./lib/format.js";
 import { ProfileTable } from "./panels/profile.js";
 import { AnrPanel } from "./panels/anr.js";
+import { ViewLink } from "./panels/link.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
 import { savedTheme, setTheme } from "./lib/theme.js";
 import { Timeline } from "./timeline/timeline.js";
@@ -36,6 +37,7 @@ async function loadAll(traceAnswer) {
   setTrace(trace, methods);
   renderClock();
   document.body.classList.toggle("report", !trace.live);
+  $("open-btn").hidden = trace.can_open === false; // the service: each trace has its own page
 }
 
 function renderClock() {
@@ -94,6 +96,7 @@ let currentTab = "profile";
 function showTab(name) {
   currentTab = name;
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("on", b.dataset.tab === name);
+  if (views.link) views.link.changed();
   for (const p of document.querySelectorAll(".tab")) p.hidden = p.id !== "tab-" + name;
   const v = views[name];
   if (v && v.show) v.show();
@@ -273,8 +276,13 @@ async function main() {
   }
   if (!document.getElementById("tab-" + tab)) tab = "profile";
   if (api.isReport()) $("open-btn").title = "A static report cannot open other traces; run `traceview FILE`";
+  const tabs = [...document.querySelectorAll(".tabs button")].map((b) => b.dataset.tab);
+  const link = (views.link = new ViewLink(views, tabs, () => currentTab));
+  $("copy-link").addEventListener("click", () => link.copy((text) => ($("copy-link").dataset.done = text)));
   try {
     await loadAll();
+    tab = link.restore() || tab; // a link's view (URL fragment) before the saved tab
+    renderClock();
     showTab(tab);
     document.body.dataset.ready = "1";
   } catch (err) {

@@ -30,6 +30,8 @@ export class FlameGraph {
         setChildren(this.msg);
         this.describe();
         this.draw();
+        if (this.pendingZoom) this.setZoom(this.pendingZoom); // a link's zoom, once there is a graph
+        this.pendingZoom = null;
       },
       failed: (err) => {
         this.data = null;
@@ -87,9 +89,16 @@ export class FlameGraph {
     this.invalidate();
   }
 
+  /** Zoom to `z` as soon as the graph is loaded (a link's zoom). */
+  zoomWhenLoaded(z) {
+    if (this.data) this.setZoom(z);
+    else this.pendingZoom = z;
+  }
+
   /** Zoom to the window `z` ([x0, x1] µs, null: the whole graph) and ask for its detail. */
   async setZoom(z) {
     this.zoom = z;
+    if (this.onZoom) this.onZoom();
     this.detail = null;
     const gen = ++this.detailGen;
     this.draw();

@@ -106,6 +106,7 @@ export class Timeline {
     if (!state.trace) return;
     this.view = this.span();
     this.invalidate();
+    if (this.onView) this.onView();
   }
 
   /** Zoom to [t0, t1] (with a margin); with `thread`, scroll that thread's row into view. */
@@ -130,6 +131,7 @@ export class Timeline {
     a = Math.max(s - total * 0.05, Math.min(a, e + total * 0.05 - w));
     this.view = [a, a + w];
     this.invalidate();
+    if (this.onView) this.onView();
   }
 
   /** Thread rows in display order with their y offset and height. */
