@@ -24,7 +24,7 @@ from traceview.exporters import REGISTRY, Format, for_path, get, names
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "parquet")
 ONE_TRACE = names("view", "directory")
 # the format options this command offers: option name -> flag
-FLAGS = {"merge_threads": "--merge-threads", "title": "--title"}
+FLAGS = {"merge_threads": "--merge-threads", "title": "--title", "icicle": "--icicle"}
 
 
 def listing() -> str:
@@ -63,6 +63,12 @@ def parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--title", help="title of the SVG flame graph or speedscope file; Chrome's process name"
+    )
+    g.add_argument(
+        "--icicle",
+        action="store_true",
+        default=None,
+        help="SVG flame graph with its roots on top, as the viewer draws it (default: bottom)",
     )
     options.add_selection(p)
     return p
