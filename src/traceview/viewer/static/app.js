@@ -241,6 +241,11 @@ function buildViews() {
     $("find-count").title = n === null ? "" : "Methods of the profile table whose name contains the find text";
   });
   on("select", () => renderSelection());
+  on("frames", () => {
+    const f = state.frames;
+    $("tl-legend").hidden = !f || !f.calls.call.length;
+    if (f) $("tl-legend").lastChild.textContent = plural(f.calls.call.length, "frame") + " over " + f.budget_us / 1000 + " ms";
+  });
   on("profile", () => renderSelection()); // new numbers for the selection after a range, clock, threads or trace change
 }
 

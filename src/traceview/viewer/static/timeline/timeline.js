@@ -310,6 +310,7 @@ export class Timeline {
     // a reconstructed axis is named on the axis itself, not only in the corner's few words
     const rebuilt = trace.timeline_axis === "reconstructed";
     this.axisLabel.hidden = !rebuilt;
+    this.axisLabel.parentNode.classList.toggle("rebuilt", rebuilt); // a line of its own under the ticks
     if (rebuilt) {
       this.axisLabel.textContent = "Axis reconstructed from record order";
       this.axisLabel.title = axisNote(trace);

@@ -1,0 +1,75 @@
+"""The smaller defects of issue 22 (items 9 and 12) in Chromium: the top bar fits 1280 px with a
+range, an "only" chip and a find term; the reconstructed-axis note covers no tick; the
+frame bands have a legend; the header's elapsed time is told apart from the records' span."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from support.browserkit import (
+    Viewer,
+    browser,  # noqa: F401  (fixture)
+    open_page,
+    serving,
+    shot,
+)
+from support.corpus import corpus_path
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def viewer() -> Iterator[Viewer]:
+    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
+        yield v
+
+
+def test_top_bar_fits_1280(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+    errors: list[str] = []
+    page = open_page(browser, viewer.url, errors)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_selector("#tab-profile .pt-row.method")
+    page.click("#tl-main")
+    box = page.locator("#timeline .tl-canvas").bounding_box()
+    page.mouse.move(box["x"] + 100, box["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 400, box["y"] + 20, steps=4)
+    page.mouse.up()
+    page.fill("#find", "LayoutInflater")
+    page.wait_for_selector("#range:not([hidden])")
+    page.wait_for_selector("#threads-chip:not([hidden])")
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 1280, wide
+    right = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('.topbar > *')]"
+        ".filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right))"
+    )
+    assert right <= 1280, right  # nothing cut off at the right edge
+    assert page.locator("#copy-link").is_visible() and page.locator("#theme").is_visible()
+    # the frame bands on the timeline are named
+    page.wait_for_selector("#tl-legend:not([hidden])")
+    assert "over 16 ms" in (page.locator("#tl-legend").text_content() or "")
+    # the header's elapsed time against the records' span
+    page.click('.tabs button[data-tab="header"]')
+    text = page.locator("#tab-header").text_content() or ""
+    assert "the timeline spans the records" in text
+    shot(page, "small-topbar-1280")
+    page.close()
+    assert not errors, errors
+
+
+def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:  # noqa: F811
+    errors: list[str] = []
+    with serving(corpus_path("aosp-perflib/basic-api10.trace")) as v:
+        page = open_page(browser, v.url, errors)
+        label = page.locator("#timeline .tl-axislabel")
+        label.wait_for(state="visible")
+        note = label.bounding_box()
+        axis = page.locator("#timeline .tl-axis").bounding_box()
+        assert note["y"] >= axis["y"] + axis["height"] - 0.5, (note, axis)
+        shot(page, "small-axis-note")
+        page.close()
+    assert not errors, errors
