@@ -30,6 +30,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.viewer import answers as viewer
 from traceview.viewer import params
+from traceview.viewer.steps import step_answer
 from traceview.viewer.assets import shipped, static_dir
 from traceview.viewer.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.viewer.cache import AnswerCache
@@ -183,6 +184,17 @@ def create_app(
             ),
         )
 
+    def api_step(request: Request) -> Response:
+        method = int(request.path_params["method"])
+
+        def build(s: Session, p: dict[str, str]) -> Any:
+            rows = tuple(int(x) for x in p.get("threads", "").split(",") if x.strip())
+            at, direction = float(p.get("at") or 0), int(p.get("dir") or 1)
+            index = int(p["index"]) if p.get("index") else None
+            return step_answer(s, method, at, direction, rows or None, index)
+
+        return answer(request, ("at", "dir", "threads", "index"), build)
+
     def api_anr(request: Request) -> Response:
         return answer(request, (), lambda s, p: viewer.anr_answer(s, s.query(rename=rename)))
 
@@ -240,6 +252,7 @@ def create_app(
         Route("/api/relations/{method:int}", api_relations),
         Route("/api/flame", api_flame),
         Route("/api/tree", api_tree),
+        Route("/api/step/{method:int}", api_step),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
         Route("/api/anr", api_anr),

@@ -3,12 +3,13 @@
 
 import { el, setChildren, sizedContext } from "../lib/dom.js";
 import { axisName, axisNote, fmtDuration } from "../lib/format.js";
-import { isMatch, methodColor, on, select, setRange, shortName, state } from "../lib/state.js";
+import { isMatch, methodColor, on, select, setRange, setThreads, shortName, state } from "../lib/state.js";
 import { colors } from "../lib/theme.js";
 import { fillCallTip } from "./calltip.js";
 import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
 import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
+import { CallSteps } from "./steps.js";
 
 const LABEL_W = 210; // px of the thread names' column at first (its grip resizes it)
 const ROW_SHARE = 0.6; // an open row takes at most this share of the pane; deeper ones scroll
@@ -36,6 +37,7 @@ export class Timeline {
     this.hover = null;
     this.tipGen = 0;
     this.pending = false;
+    this.steps = new CallSteps(this);
     this.build();
     on("trace", () => this.reset());
     for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
@@ -113,6 +115,21 @@ export class Timeline {
   zoomTo(t0, t1, thread) {
     const pad = (t1 - t0) * 0.05 || 1;
     this.setView(t0 - pad, t1 + pad);
+    this.showThread(thread);
+  }
+
+  /** Scroll a capped row's levels so level `depth` of thread `thread` shows. */
+  showDepth(thread, depth) {
+    const row = this.rows.find((r) => r.thread === thread);
+    if (!row || !row.capped) return;
+    const d = depth - row.fold;
+    if (d >= row.offset && d < row.offset + row.depth) return;
+    this.offsets.set(thread, Math.max(0, d - Math.floor(row.depth / 2)));
+    this.layout();
+  }
+
+  /** Scroll thread `thread`'s row into view (when it is not). */
+  showThread(thread) {
     const row = this.rows.find((r) => r.thread === thread);
     if (row) {
       const top = this.scroll.scrollTop;
@@ -122,7 +139,8 @@ export class Timeline {
   }
 
   setView(v0, v1) {
-    this.hideTip(); // the strip under the pointer moves: a kept tooltip would describe another
+    this.hideTip();
+    this.said = ""; // the strip under the pointer moves: a kept tooltip would describe another
     const [s, e] = this.span();
     const total = e - s;
     let w = Math.max(v1 - v0, Math.min(0.5, total));
@@ -281,6 +299,16 @@ export class Timeline {
         for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(state.selected, row.thread, level, k));
         drawHighlight(ctx, vp, extents, row, y, c);
       }
+      const at = this.steps.call;
+      if (at && at.thread === row.thread && at.depth !== undefined) {
+        const d = at.depth - row.skip;
+        if (d >= 0 && d < row.depth) {
+          const x0 = this.x(at.start_us);
+          ctx.strokeStyle = c.sel;
+          ctx.lineWidth = 2;
+          ctx.strokeRect(x0 - 1, y + PAD + d * STRIP - 1, Math.max(this.x(at.end_us) - x0, 1) + 2, STRIP + 1);
+        }
+      }
       if (row.capped) {
         // a capped row's own scrollbar: which of its levels show
         const track = row.depth * STRIP;
@@ -305,7 +333,8 @@ export class Timeline {
     const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : state.range;
     drawAxis(sizedContext(this.axis, vp.W, AXIS_H), vp, state.trace.time.start_us, r, c);
     const trace = state.trace;
-    this.corner.textContent = fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
+    const where = this.said || this.steps.where();
+    this.corner.textContent = (where ? where + " · " : "") + fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
     this.corner.title = axisNote(trace);
     // a reconstructed axis is named on the axis itself, not only in the corner's few words
     const rebuilt = trace.timeline_axis === "reconstructed";
@@ -350,7 +379,7 @@ export class Timeline {
     // ranges (it holds whole-trace answers only), so there a drag pans.
     let mode = state.trace && state.trace.live && !e.shiftKey ? "range" : "pan";
     if (where === "axis") mode = "zoom";
-    this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect };
+    this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect, alt: e.altKey };
     if (where === "canvas") this.canvas.focus();
     e.preventDefault();
   }
@@ -377,10 +406,14 @@ export class Timeline {
     if (!d) return;
     this.drag = null;
     if (d.mode === "zoom" && d.moved && d.range) this.setView(d.range[0], d.range[1]);
-    else if (d.mode === "range" && d.moved && d.range) setRange(d.range);
+    else if (d.mode === "range" && d.moved && d.range) {
+      if (d.alt) setThreads(new Set(this.rowsBetween(d.y0 - d.rect.top, e.clientY - d.rect.top)));
+      setRange(d.range);
+    }
     else if (!d.moved && d.mode !== "zoom") {
       const hit = this.hitTest(e.clientX - d.rect.left, e.clientY - d.rect.top);
       select(hit && hit.method !== undefined ? hit.method : -1);
+      this.steps.pick(hit);
     }
     this.invalidate();
   }
@@ -403,9 +436,25 @@ export class Timeline {
     else if (k === "a" || k === "arrowleft") this.setView(v0 - w * 0.15, v1 - w * 0.15);
     else if (k === "d" || k === "arrowright") this.setView(v0 + w * 0.15, v1 + w * 0.15);
     else if (k === "0") this.resetView();
+    else if (k === "enter" && (active === this.canvas || active === document.body)) this.steps.step(e.shiftKey ? -1 : 1).then((why) => this.say(why));
+    else if (k === "f") this.steps.zoom();
+    else if (k === "r") this.steps.toRange();
     else if (k === "escape" && state.range) setRange(null);
     else return;
     e.preventDefault();
+  }
+
+  /** A short note in the corner (why a step went nowhere), until the next change of view. */
+  say(text) {
+    this.said = text || "";
+    this.invalidate();
+  }
+
+  /** The thread rows a drag from canvas y `a` to `b` crossed (Alt+drag: a range on them). */
+  rowsBetween(a, b) {
+    const top = Math.min(a, b) + this.scroll.scrollTop;
+    const bottom = Math.max(a, b) + this.scroll.scrollTop;
+    return this.rows.filter((r) => r.y < bottom + 1 && r.y + r.h > top).map((r) => r.thread);
   }
 
   /** Scroll the levels of the capped row under canvas y by `dy` px; false when that row is
@@ -495,7 +544,7 @@ export class Timeline {
     for (let i = 0; i < r.start.length; i++) {
       if (r.depth[i] !== depth || r.start[i] > t + slack || r.end[i] < t - slack) continue;
       if (!best || r.end[i] - r.start[i] < best.end - best.start) {
-        best = { call: r.call[i], method: r.method[i], start: r.start[i], end: r.end[i], thread: row.thread };
+        best = { call: r.call[i], method: r.method[i], start: r.start[i], end: r.end[i], thread: row.thread, depth };
       }
     }
     if (best) return best;
