@@ -30,11 +30,11 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.viewer import answers as viewer
 from traceview.viewer import params
-from traceview.viewer.steps import step_answer
 from traceview.viewer.assets import shipped, static_dir
 from traceview.viewer.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.viewer.cache import AnswerCache
 from traceview.viewer.guard import Guard
+from traceview.viewer.steps import step_answer
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
