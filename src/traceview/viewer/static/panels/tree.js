@@ -4,7 +4,7 @@
 
 import * as api from "../lib/api.js";
 import { resizableColumns } from "../lib/columns.js";
-import { el, marked, monoCharW, note, setChildren, visibleBand } from "../lib/dom.js";
+import { el, marked, monoCharW, note, setChildren } from "../lib/dom.js";
 import { fmtDuration, fmtMs, fmtPct, plural } from "../lib/format.js";
 import { elideName } from "../lib/names.js";
 import { clockName, isMatch, label, methodColor, on, queryParams, scopeName, select, state, tooltip } from "../lib/state.js";
@@ -159,19 +159,34 @@ export class CallTree {
     }
   }
 
-  /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
+  /** Render the rows in view (and 10 each side): `force` rebuilds them all (the tree or the
+   * selection changed); a scroll only adds the rows coming into view and drops those leaving,
+   * so a frame builds a few rows, whatever the tree's size. */
   render(force = true) {
     if (!this.rows) return;
-    const band = visibleBand(this.scroll, this.head, this.rows.length, ROW_H, this.band, force);
-    if (!band) return;
-    this.band = band;
-    const [first, last] = band;
-    const nameW = this.scroll.clientWidth - this.widths.reduce((a, b) => a + b, 0);
+    const s = this.scroll;
+    const top = Math.max(0, s.scrollTop - this.head.offsetHeight);
+    const first = Math.max(0, Math.floor(top / ROW_H) - 10);
+    const last = Math.min(this.rows.length, Math.floor(top / ROW_H) + Math.ceil(s.clientHeight / ROW_H) + 11);
+    if (force || !this.shown) {
+      this.shown = new Map();
+      this.nameW = s.clientWidth - this.widths.reduce((a, b) => a + b, 0);
+      setChildren(this.inner);
+      if (!this.rows.length && this.data) this.inner.appendChild(el("div", { class: "pt-empty" }, "No calls in this selection."));
+    }
+    for (const [k, node] of this.shown) {
+      if (k < first || k >= last) {
+        node.remove();
+        this.shown.delete(k);
+      }
+    }
     const charW = monoCharW();
-    const out = [];
-    for (let k = first; k < last; k++) out.push(this.rows[k] >= 0 ? this.nodeRow(k, nameW, charW) : this.moreRow(k));
-    if (!this.rows.length && this.data) out.push(el("div", { class: "pt-empty" }, "No calls in this selection."));
-    setChildren(this.inner, out);
+    for (let k = first; k < last; k++) {
+      if (this.shown.has(k)) continue;
+      const node = this.rows[k] >= 0 ? this.nodeRow(k, this.nameW, charW) : this.moreRow(k);
+      this.inner.appendChild(node);
+      this.shown.set(k, node);
+    }
   }
 
   nodeRow(k, nameW, charW) {
