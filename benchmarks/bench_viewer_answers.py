@@ -32,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import machine
 from make_traces import trace_path
-
 from traceview.exporters.jsonshape import encode
 
 SCROLL = """async () => {
@@ -40,9 +39,11 @@ SCROLL = """async () => {
   const roots = 100, kids = 999, n = roots * (kids + 1);
   const col = (f) => Array.from({ length: n }, (_, i) => f(i));
   const parentOf = (i) => (i % (kids + 1) === 0 ? -1 : i - (i % (kids + 1)));
-  const answer = { node: -1, total: n, roots_more: 0, roots_more_width: 0, size: n, clock: "cpu",
-    nodes: { id: col((i) => i), method: col((i) => i % Math.max(1, Math.min(50, window.traceview.state.methods.label.length))), depth: col((i) => (parentOf(i) < 0 ? 0 : 1)),
-      parent: col(parentOf), width: col((i) => (parentOf(i) < 0 ? kids + 1 : 1)), self: col(() => 1),
+  const methods = Math.max(1, Math.min(50, window.traceview.state.methods.label.length));
+  const answer = { node: -1, total: n, roots_more: 0, roots_more_width: 0, size: n,
+    clock: "cpu", nodes: { id: col((i) => i), method: col((i) => i % methods),
+      depth: col((i) => (parentOf(i) < 0 ? 0 : 1)), parent: col(parentOf),
+      width: col((i) => (parentOf(i) < 0 ? kids + 1 : 1)), self: col(() => 1),
       calls: col(() => 1), more: col(() => 0), more_width: col(() => 0) } };
   t.loaded(answer);
   for (let i = 0; i < t.tree.size; i++) t.tree.open.add(i);
