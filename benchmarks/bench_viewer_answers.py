@@ -98,6 +98,12 @@ def answers(path: Path, requests: int, seed: int) -> None:
         ("tree topdown", lambda: api.tree_answer(s, "topdown", q)),
         ("tree bottomup", lambda: api.tree_answer(s, "bottomup", q)),
         ("flame graph", lambda: api.flame_answer(s, "graph", q)),
+        (
+            "timeline index",
+            lambda: [api.timeline_answer(s, t, 0, 0) for t in range(len(s.trace.threads))],
+        ),
+        ("call details", lambda: api.call_answer(s, 0)),
+        ("step index", lambda: step_answer(s, 0, 0, 1, None)),
     ):
         t1 = time.perf_counter()
         fn()

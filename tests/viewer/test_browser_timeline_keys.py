@@ -79,7 +79,9 @@ def test_deep_row_is_capped_and_scrolls_inside(page: Any) -> None:
     assert twisty == "▾"
     box = page.locator("#timeline .tl-canvas").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
+    page.keyboard.down("Alt")  # Alt+wheel: the row's levels; the plain wheel scrolls the rows
     page.mouse.wheel(0, 300)
+    page.keyboard.up("Alt")
     page.wait_for_function("window.traceview.views.timeline.offsets.size > 0")
     assert page.evaluate("window.traceview.views.timeline.scroll.scrollTop") == 0
     shot(page, "timeline-deep-capped")

@@ -14,14 +14,28 @@ from traceview.exporters.jsonshape import Json, us1
 I64 = npt.NDArray[np.int64]
 
 
+def _by_method(s: Session) -> tuple[I64, I64]:
+    """Every call row grouped by method (stable: row order inside a method) and where each
+    method's group starts (built once per session)."""
+
+    def build() -> tuple[I64, I64]:
+        method = s.calls.method
+        order = np.argsort(method, kind="stable").astype(np.int64)
+        bounds = np.searchsorted(method[order], np.arange(len(s.trace.methods) + 1))
+        return order, bounds.astype(np.int64)
+
+    return s.memo("calls-by-method", None, build)
+
+
 def _calls_of(s: Session, method: int) -> tuple[I64, I64]:
     """The method's call rows and their starts on the timeline's axis, by start (kept)."""
 
     def build() -> tuple[I64, I64]:
-        rows = np.flatnonzero(s.calls.method == method).astype(np.int64)
+        order, bounds = _by_method(s)
+        rows = order[bounds[method] : bounds[method + 1]]
         start, _ = s.placed(rows)
-        order = np.lexsort((rows, start))
-        return rows[order], start[order].astype(np.int64)
+        by_start = np.argsort(start, kind="stable")  # rows already in order: ties stay so
+        return rows[by_start], start[by_start].astype(np.int64)
 
     return s.memo("method-calls", method, build)
 

@@ -7,6 +7,7 @@ import { elideName } from "../lib/names.js";
 import { fmtCount, fmtDuration, fmtMs, fmtPct } from "../lib/format.js";
 import { emit, isMatch, label, methodColor, on, queryParams, scopeName, select, state, tooltip } from "../lib/state.js";
 import { PanelLoad } from "./load.js";
+import * as keys from "./profilekeys.js";
 
 const ROW_H = 20;
 const GROUPS = [
@@ -213,30 +214,10 @@ export class ProfileTable {
         const base = key.endsWith("_pct") ? " (" + this.baseLine() + ")" : key.includes("off_cpu") ? " (wall − CPU, never negative" + (key === "excl_off_cpu" ? ", in the method's own code" : ", callees included") + ")" : "";
         const cell = el("div", { class: "pt-hcell" + (key === "name" ? " name" : ""), title: "Sort by " + title + base, dataset: { col: key }, onclick: () => this.sortBy(key) }, title + arrow);
         cell.style.position = "relative";
-        cell.appendChild(el("span", { class: "col-grip", title: "Drag to resize the column", onclick: (e) => e.stopPropagation(), onmousedown: (e) => this.dragColumn(e, key, cell) }));
+        cell.appendChild(el("span", { class: "col-grip", title: "Drag to resize the column", onclick: (e) => e.stopPropagation(), onmousedown: (e) => keys.dragColumn(this, e, key, cell) }));
         return cell;
       }),
     );
-  }
-
-  /** Resize column `key` by dragging its header's grip. */
-  dragColumn(e, key, cell) {
-    e.preventDefault();
-    e.stopPropagation();
-    const x0 = e.clientX;
-    const w0 = cell.getBoundingClientRect().width;
-    const move = (ev) => {
-      this.colW[key] = Math.max(40, Math.round(w0 + ev.clientX - x0));
-      this.template = this.columns().map((c) => (this.colW[c[0]] ? this.colW[c[0]] + "px" : c[2])).join(" ");
-      this.head.style.gridTemplateColumns = this.template;
-      this.render();
-    };
-    const up = () => {
-      window.removeEventListener("mousemove", move);
-      window.removeEventListener("mouseup", up);
-    };
-    window.addEventListener("mousemove", move);
-    window.addEventListener("mouseup", up);
   }
 
   /** Re-render the visible rows (`force` = false: only when scrolled out of the rendered band). */
@@ -350,49 +331,11 @@ export class ProfileTable {
     select(next);
   }
 
-  /** Put the cursor on item `k` (a method row selects its method) and keep it in view. */
   moveTo(k) {
-    if (k < 0 || k >= this.items.length) return;
-    this.cursor = k;
-    const it = this.items[k];
-    const y = k * ROW_H + this.head.offsetHeight;
-    const s = this.scroll;
-    if (y < s.scrollTop + this.head.offsetHeight) s.scrollTop = y - this.head.offsetHeight;
-    else if (y + ROW_H > s.scrollTop + s.clientHeight) s.scrollTop = y + ROW_H - s.clientHeight;
-    if (it.type === "method") select(it.m);
-    this.render();
-  }
-
-  /** The next row from `k` in direction `dir` that a key can land on (methods, parents, children). */
-  step(k, dir) {
-    for (let j = k + dir; j >= 0 && j < this.items.length; j += dir) if (this.items[j].type === "method" || this.items[j].type === "rel") return j;
-    return k;
+    keys.moveTo(this, k);
   }
 
   onKey(e) {
-    if (this.cursor === undefined || this.items[this.cursor] === undefined || (this.items[this.cursor].type === "method" && this.items[this.cursor].m !== state.selected)) {
-      this.cursor = this.items.findIndex((it) => it.type === "method" && it.m === state.selected);
-    }
-    const k = this.cursor;
-    const it = this.items[k];
-    if (e.key === "ArrowDown") this.moveTo(k < 0 ? this.step(-1, 1) : this.step(k, 1));
-    else if (e.key === "ArrowUp") this.moveTo(k < 0 ? this.step(-1, 1) : this.step(k, -1));
-    else if (e.key === "Home") this.moveTo(this.step(-1, 1));
-    else if (e.key === "End") this.moveTo(this.step(this.items.length, -1));
-    else if (it && it.type === "rel" && e.key === "Enter") it.r.method >= 0 && !it.self && this.jump(it.r.method);
-    else if (it && it.type === "rel" && e.key === "ArrowLeft") this.moveTo(this.items.findIndex((x) => x.type === "method" && x.i === it.of));
-    else if (it && it.type === "method" && (e.key === "ArrowRight" || e.key === "Enter") && !this.expanded.has(it.m)) this.toggle(it.m);
-    else if (it && it.type === "method" && e.key === "ArrowRight") this.moveTo(this.step(k, 1));
-    else if (it && it.type === "method" && (e.key === "ArrowLeft" || e.key === "Enter") && this.expanded.has(it.m)) this.toggle(it.m);
-    else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      // typing in the table goes to the find box (traceview behaviour)
-      const find = document.getElementById("find");
-      if (find) {
-        find.focus();
-        find.value += e.key;
-        find.dispatchEvent(new Event("input"));
-      }
-    } else return;
-    e.preventDefault();
+    keys.onKey(this, e);
   }
 }

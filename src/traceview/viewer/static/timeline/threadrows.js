@@ -56,7 +56,8 @@ export function tileDepth(tile) {
 }
 
 /** The label of a laid-out row (`row`: {thread, y, h, full, skip, compact}); `busy(t)` is the
- * thread's time shown; `onTwisty(t)` opens or folds the row. */
+ * thread's time shown; `onTwisty(t, all)` opens or folds the row (`all`: Shift held, every
+ * level, the folded stem too). */
 export function threadLabel(row, busy, onTwisty) {
   const t = state.trace.threads[row.thread];
   const box = el("input", {
@@ -68,7 +69,7 @@ export function threadLabel(row, busy, onTwisty) {
   box.dataset.thread = String(t.row);
   let full = (t.name ?? t.label) + " (tid " + t.id + ")" + (t.main ? " · main thread" : "");
   if (row.fold) full += "\n" + row.fold + " outer levels with one call each are folded; the twisty shows every level";
-  if (row.capped) full += "\n" + row.full + " levels: the wheel over the row scrolls its levels";
+  if (row.capped) full += "\n" + row.full + " levels: Alt+wheel (or the wheel at its right edge) scrolls its levels";
   box.tabIndex = -1; // the list is one Tab stop: arrows move inside it (timeline.js)
   const only = el("button", { class: "tl-only live-only", tabindex: "-1", title: "Only this thread: aggregate the profile, trees and charts over it alone (key O)", onclick: () => setThreads(new Set([t.row])) }, "only");
   only.dataset.thread = String(t.row);
@@ -80,8 +81,8 @@ export function threadLabel(row, busy, onTwisty) {
       "span",
       {
         class: "tl-twisty",
-        title: row.full > COLLAPSED_DEPTH || row.fold ? "Show every call level / only the outer ones (keys → / ←)" : "",
-        onclick: () => onTwisty(t),
+        title: row.full > COLLAPSED_DEPTH || row.fold ? "Show every call level / only the outer ones (keys → / ←); Shift+click: the folded outer levels too" : "",
+        onclick: (e) => onTwisty(t, e.shiftKey),
       },
       row.full > COLLAPSED_DEPTH || row.fold ? (row.compact ? "▸" : "▾") : "",
     ),

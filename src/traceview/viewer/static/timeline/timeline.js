@@ -9,6 +9,7 @@ import { fillCallTip } from "./calltip.js";
 import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
 import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
+import * as rowtools from "./rowtools.js";
 import { CallSteps } from "./steps.js";
 
 const LABEL_W = 210; // px of the thread names' column at first (its grip resizes it)
@@ -54,10 +55,10 @@ export class Timeline {
     this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to show the whole trace" });
     this.canvas = el("canvas", { class: "tl-canvas", tabindex: "0" });
     this.spacer = el("div", { class: "tl-spacer", tabindex: "0", role: "listbox", "aria-label": "Threads: ↑/↓ move, Space includes, O only, →/← levels" });
-    this.spacer.addEventListener("keydown", (e) => this.onListKey(e));
-    this.spacer.addEventListener("focus", () => this.markFocus());
+    this.spacer.addEventListener("keydown", (e) => rowtools.onListKey(this, e));
+    this.spacer.addEventListener("focus", () => rowtools.markFocus(this));
     this.grip = el("div", { class: "tl-grip", title: "Drag to widen the thread names" });
-    this.grip.addEventListener("mousedown", (e) => this.dragLabels(e));
+    this.grip.addEventListener("mousedown", (e) => rowtools.dragLabels(this, e));
     this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
     this.tip = el("div", { class: "tooltip", hidden: true });
     this.corner = el("div", { class: "tl-corner" });
@@ -120,12 +121,13 @@ export class Timeline {
 
   /** Scroll a capped row's levels so level `depth` of thread `thread` shows. */
   showDepth(thread, depth) {
-    const row = this.rows.find((r) => r.thread === thread);
-    if (!row || !row.capped) return;
-    const d = depth - row.fold;
-    if (d >= row.offset && d < row.offset + row.depth) return;
-    this.offsets.set(thread, Math.max(0, d - Math.floor(row.depth / 2)));
-    this.layout();
+    rowtools.showDepth(this, thread, depth);
+  }
+
+  /** A short note in the corner (why a step went nowhere), until the next change of view. */
+  say(text) {
+    this.said = text || "";
+    this.invalidate();
   }
 
   /** Scroll thread `thread`'s row into view (when it is not). */
@@ -165,9 +167,9 @@ export class Timeline {
     this.spacer.style.height = height + "px";
     this.spacer.style.width = this.labelW + "px";
     this.grip.style.left = this.labelW - 3 + "px";
-    this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t)));
+    this.labels = this.rows.map((r) => threadLabel(r, busy, (t, all) => this.toggleOpen(t, all)));
     setChildren(this.spacer, this.labels);
-    this.markFocus();
+    rowtools.markFocus(this);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
     this.invalidate();
   }
@@ -186,13 +188,13 @@ export class Timeline {
     return Boolean(t.main);
   }
 
-  /** The twisty: compact -> open (stem still folded) -> every level -> compact. */
-  toggleOpen(t) {
+  /** The twisty: an open row folds to its outer levels, a compact one opens (its stem still
+   * folded); `all` (Shift+click): every level, the stem too. */
+  toggleOpen(t, all = false) {
     const stem = (this.stems.get(t.row) || 0) > 2;
-    const now = this.expanded.get(t.row);
     let next;
-    if (now === true) next = false;
-    else if (this.isOpen(t)) next = stem ? true : false;
+    if (all) next = true;
+    else if (this.isOpen(t)) next = false;
     else next = stem ? "open" : true;
     this.expanded.set(t.row, next);
     this.layout();
@@ -359,7 +361,7 @@ export class Timeline {
       if (sideways) {
         const d = ((e.deltaX || e.deltaY) * px * (this.view[1] - this.view[0])) / this.width();
         this.setView(this.view[0] + d, this.view[1] + d);
-      } else if (!this.scrollRow(e.clientY - rect.top, e.deltaY * px)) {
+      } else if (!((e.altKey || x > this.width() - 12) && rowtools.scrollRow(this, e.clientY - rect.top, e.deltaY * px))) {
         this.scroll.scrollTop += e.deltaY * px;
         this.hideTip();
       }
@@ -407,7 +409,7 @@ export class Timeline {
     this.drag = null;
     if (d.mode === "zoom" && d.moved && d.range) this.setView(d.range[0], d.range[1]);
     else if (d.mode === "range" && d.moved && d.range) {
-      if (d.alt) setThreads(new Set(this.rowsBetween(d.y0 - d.rect.top, e.clientY - d.rect.top)));
+      if (d.alt) setThreads(new Set(rowtools.rowsBetween(this, d.y0 - d.rect.top, e.clientY - d.rect.top)));
       setRange(d.range);
     }
     else if (!d.moved && d.mode !== "zoom") {
@@ -442,85 +444,6 @@ export class Timeline {
     else if (k === "escape" && state.range) setRange(null);
     else return;
     e.preventDefault();
-  }
-
-  /** A short note in the corner (why a step went nowhere), until the next change of view. */
-  say(text) {
-    this.said = text || "";
-    this.invalidate();
-  }
-
-  /** The thread rows a drag from canvas y `a` to `b` crossed (Alt+drag: a range on them). */
-  rowsBetween(a, b) {
-    const top = Math.min(a, b) + this.scroll.scrollTop;
-    const bottom = Math.max(a, b) + this.scroll.scrollTop;
-    return this.rows.filter((r) => r.y < bottom + 1 && r.y + r.h > top).map((r) => r.thread);
-  }
-
-  /** Scroll the levels of the capped row under canvas y by `dy` px; false when that row is
-   * not capped or already at its end (the rows list scrolls instead). */
-  scrollRow(y, dy) {
-    const yy = y + this.scroll.scrollTop;
-    const row = this.rows.find((r) => yy >= r.y && yy < r.y + r.h);
-    if (!row || !row.capped || !dy) return false;
-    const step = Math.sign(dy) * Math.max(1, Math.round(Math.abs(dy) / STRIP));
-    const next = Math.max(0, Math.min(row.full - row.depth, row.offset + step));
-    if (next === row.offset) return false;
-    this.offsets.set(row.thread, next);
-    this.hideTip();
-    this.layout();
-    return true;
-  }
-
-  /** Keys of the thread list (one Tab stop): ↑/↓ move, Space includes or leaves out, O or
-   * Enter keeps only this thread, → / ← show every level or fold the row. */
-  onListKey(e) {
-    if (!this.rows.length) return;
-    const n = this.rows.length;
-    let k = Math.min(this.focusRow, n - 1);
-    const t = state.trace.threads[this.rows[k].thread];
-    const lab = this.labels[k];
-    if (e.key === "ArrowDown") k = Math.min(n - 1, k + 1);
-    else if (e.key === "ArrowUp") k = Math.max(0, k - 1);
-    else if (e.key === "Home") k = 0;
-    else if (e.key === "End") k = n - 1;
-    else if (e.key === " ") lab.querySelector("input").click();
-    else if ((e.key === "o" || e.key === "O" || e.key === "Enter") && state.trace.live) lab.querySelector(".tl-only").click();
-    else if (e.key === "ArrowRight" && !this.isOpen(t)) this.toggleOpen(t);
-    else if (e.key === "ArrowLeft" && this.isOpen(t)) this.toggleOpen(t);
-    else return;
-    e.preventDefault();
-    this.focusRow = k;
-    this.markFocus();
-    const row = this.rows[k];
-    const s = this.scroll;
-    if (row.y < s.scrollTop) s.scrollTop = row.y;
-    else if (row.y + Math.min(row.h, s.clientHeight) > s.scrollTop + s.clientHeight) s.scrollTop = row.y + Math.min(row.h, s.clientHeight) - s.clientHeight;
-  }
-
-  /** The keyboard's row in the thread list, marked while the list has the focus. */
-  markFocus() {
-    const on = document.activeElement === this.spacer;
-    (this.labels || []).forEach((lab, i) => lab.classList.toggle("focus", on && i === this.focusRow));
-  }
-
-  /** Drag the grip at the names' right edge to widen or narrow them. */
-  dragLabels(e) {
-    e.preventDefault();
-    const x0 = e.clientX;
-    const w0 = this.labelW;
-    const move = (ev) => {
-      this.labelW = Math.max(120, Math.min(640, w0 + ev.clientX - x0));
-      this.spacer.style.width = this.labelW + "px";
-      this.grip.style.left = this.labelW - 3 + "px";
-      this.invalidate();
-    };
-    const up = () => {
-      window.removeEventListener("mousemove", move);
-      window.removeEventListener("mouseup", up);
-    };
-    window.addEventListener("mousemove", move);
-    window.addEventListener("mouseup", up);
   }
 
   /** The strip under canvas point (x, y): {call, method, start, end} or {merged, count}. */
