@@ -73,3 +73,21 @@ def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:  # noqa: 
         shot(page, "small-axis-note")
         page.close()
     assert not errors, errors
+
+
+def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+    """Item 8: the way down to the heaviest self time shrinks, the culprit's name does not."""
+    errors: list[str] = []
+    page = open_page(browser, viewer.url, errors)
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.click('.tabs button[data-tab="frames"]')
+    page.wait_for_selector("#tab-frames .fr-row:not(.head)")
+    culprit = page.locator("#tab-frames .fr-row:not(.head) .why-culprit").first
+    fits = culprit.evaluate(
+        "e => e.scrollWidth <= e.clientWidth + 1 && e.getBoundingClientRect().right"
+        " <= e.parentElement.getBoundingClientRect().right + 1"
+    )
+    assert fits and "." in (culprit.text_content() or "")
+    shot(page, "small-frames-culprit")
+    page.close()
+    assert not errors, errors
