@@ -52,7 +52,7 @@ def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path)
     page.set_input_files("#file", str(path))
     page.wait_for_url("**/t/*/", timeout=60_000)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
-    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    trace_id = page.url.split("#")[0].rstrip("/").rsplit("/", 1)[-1]  # the view follows "#"
     assert len(trace_id) == 64
     assert page.text_content("#source") and "checkout.trace" in page.text_content("#source")
     page.wait_for_timeout(500)
@@ -86,7 +86,7 @@ def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> 
     page.set_input_files("#file", str(path))
     page.wait_for_url("**/t/*/", timeout=60_000)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
-    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    trace_id = page.url.split("#")[0].rstrip("/").rsplit("/", 1)[-1]  # the view follows "#"
     page.goto(service + "/")
     page.wait_for_selector("#traces tbody tr")
     assert page.locator("#traces img").count() == 0

@@ -48,7 +48,7 @@ def page(browser: Any, report: tuple[Path, Path]) -> Iterator[Any]:  # noqa: F81
 
 
 def inlined(page: Any, key: str) -> Any:
-    html = Path(page.url.removeprefix("file://")).read_text(encoding="utf-8")
+    html = Path(page.url.split("#")[0].removeprefix("file://")).read_text(encoding="utf-8")
     return report_answers(html)[key]
 
 
