@@ -91,3 +91,36 @@ def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> N
     shot(page, "small-frames-culprit")
     page.close()
     assert not errors, errors
+
+
+def test_columns_and_names_resize_only_beside_busy(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+    """Items 8 and 12: the profile's columns and the thread names' column resize by dragging;
+    "only" on hover sits beside the busy time, not over it."""
+    errors: list[str] = []
+    page = open_page(browser, viewer.url, errors)
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.wait_for_selector("#tab-profile .pt-row.method")
+    cell = page.locator('#tab-profile .pt-hcell[data-col="incl_cpu"]')
+    w0 = cell.bounding_box()["width"]
+    grip = cell.locator(".col-grip").bounding_box()
+    page.mouse.move(grip["x"] + 3, grip["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(grip["x"] + 63, grip["y"] + 5, steps=4)
+    page.mouse.up()
+    assert cell.bounding_box()["width"] == pytest.approx(w0 + 60, abs=3)
+    label = page.locator("#timeline .tl-label").first
+    w1 = label.bounding_box()["width"]
+    g = page.locator("#timeline .tl-grip").bounding_box()
+    page.mouse.move(g["x"] + 3, g["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(g["x"] + 103, g["y"] + 10, steps=4)
+    page.mouse.up()
+    assert label.bounding_box()["width"] == pytest.approx(w1 + 100, abs=3)
+    row = page.locator("#timeline .tl-label").nth(1)
+    row.hover()
+    only = row.locator(".tl-only").bounding_box()
+    busy = row.locator(".tl-busy").bounding_box()
+    assert only is not None and only["x"] + only["width"] <= busy["x"] + 0.5
+    shot(page, "small-resized")
+    page.close()
+    assert not errors, errors
