@@ -14,6 +14,7 @@ import pytest
 from support.browserkit import (
     Viewer,
     browser,  # noqa: F401  (fixture)
+    fetch_json,
     open_page,
     serving,
     shot,
@@ -111,3 +112,22 @@ def test_bottom_up_loads_and_keeps_root_two_near(page: Any) -> None:
     )
     assert 1 < where[0] < 60 and not where[1], where
     shot(page, "tree-bottomup")
+
+
+def test_find_reaches_nodes_not_loaded(page: Any, viewer: Viewer) -> None:
+    """Find + Enter in a tree asks the server, so a node the first answer left out is found
+    (its path merged in, opened to it)."""
+    tree = fetch_json(viewer, "/api/tree?kind=topdown&clock=cpu")
+    loaded = set(tree["nodes"]["method"])
+    methods = fetch_json(viewer, "/api/methods")["label"]
+    prof = fetch_json(viewer, "/api/profile?clock=cpu")["methods"]["method"]
+    absent = [m for m in prof if m not in loaded]
+    assert absent, "every method is loaded at first: nothing to find"
+    want = methods[absent[0]]
+    tab = _tab(page, "topdown")
+    page.fill("#find", want)
+    page.press("#find", "Enter")
+    cursor = tab.locator(".ct-row.cursor")
+    cursor.wait_for()
+    assert cursor.locator(".pt-name").get_attribute("title") == want
+    shot(page, "tree-find-unloaded")

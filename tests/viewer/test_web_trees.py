@@ -104,3 +104,19 @@ def test_flame_window_frames_at_least_a_pixel(eastern: Session) -> None:
     # frames too narrow for the whole graph show once zoomed in
     deeper = sum(1 for x, w in zip(z["x"], z["width"], strict=True) if w < whole["total"] / 2000)
     assert deeper > 0
+
+
+def test_find_walks_the_whole_tree_in_pre_order(eastern: Session) -> None:
+    q = eastern.query(clock="cpu")
+    tree = eastern.top_down(q)
+    method = int(tree.method[len(tree) - 1])  # the last node's method, deep in the tree
+    hits = [i for i in range(len(tree)) if int(tree.method[i]) == method]
+    a = trees.find_answer(eastern, "topdown", q, (method,), -1, 1)
+    assert a["found"] == hits[0]
+    n = a["nodes"]
+    assert n["id"][-1] == hits[0] and n["parent"][0] == -1  # its path from the root
+    assert all(p == i for p, i in zip(n["parent"][1:], n["id"][:-1], strict=True))
+    back = trees.find_answer(eastern, "topdown", q, (method,), hits[0], -1)
+    assert back["found"] == hits[-1]  # before the first: wraps to the last
+    none = trees.find_answer(eastern, "topdown", q, (), -1, 1)
+    assert none["found"] == -1 and none["nodes"]["id"] == []

@@ -35,6 +35,7 @@ from traceview.viewer.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.viewer.cache import AnswerCache
 from traceview.viewer.guard import Guard
 from traceview.viewer.steps import step_answer
+from traceview.viewer.trees import find_answer
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -174,15 +175,17 @@ def create_app(
     def api_tree(request: Request) -> Response:
         return answer(
             request,
-            (*params.SELECTION, "kind", "node", "children"),
-            lambda s, p: viewer.tree_answer(
-                s,
-                p.get("kind") or "topdown",
-                params.query(s, p, rename),
-                int(p.get("node", -1)),
-                p.get("children") == "1",
-            ),
+            (*params.SELECTION, "kind", "node", "children", "match", "after", "dir"),
+            lambda s, p: tree_or_find(s, p),
         )
+
+    def tree_or_find(s: Session, p: dict[str, str]) -> Any:
+        kind, q = p.get("kind") or "topdown", params.query(s, p, rename)
+        if p.get("match"):
+            rows = tuple(int(x) for x in p["match"].split(",") if x.strip())
+            after, direction = int(p.get("after", -1)), int(p.get("dir") or 1)
+            return find_answer(s, kind, q, rows, after, direction)
+        return viewer.tree_answer(s, kind, q, int(p.get("node", -1)), p.get("children") == "1")
 
     def api_step(request: Request) -> Response:
         method = int(request.path_params["method"])

@@ -111,7 +111,17 @@ def tree_answer(
         at_rows = rows[at]
         par = parent[at_rows]
         keep[at_rows] &= (par < 0) | keep[np.maximum(par, 0)]
-    rows = np.flatnonzero(keep)
+    out = _answer(kind, clock, tree, sh, np.flatnonzero(keep), node)
+    out["truncated"] = bool(len(out["nodes"]["id"]) < wanted + (node >= 0))
+    return out
+
+
+def _answer(kind: str, clock: str, tree: CallTree, sh: Shape, rows: I64, node: int) -> Json:
+    """The answer holding `rows` (parent-closed, in pre-order): each node's children left out
+    of it (`more`, `more_width`), the roots' too."""
+    n = len(tree)
+    parent = tree.parent.astype(np.int64)
+    width = tree.incl[clock].astype(np.int64)
     answered = np.zeros(n + 1, dtype=np.int64)  # children answered, per parent (+1: roots at 0)
     answered_w = np.zeros(n + 1, dtype=np.int64)
     np.add.at(answered, parent[rows] + 1, 1)
@@ -138,8 +148,38 @@ def tree_answer(
             "more": ints(more),
             "more_width": us(more_w),
         },
-        "truncated": bool(len(rows) < wanted + (node >= 0)),
+        "truncated": False,
     }
+
+
+def find_answer(
+    s: Session, kind: str, q: Query, methods: tuple[int, ...], after: int, direction: int
+) -> Json:
+    """/api/tree?match=…: the next node (`direction` 1, or -1: the previous) after node
+    `after` in the tree's pre-order (-1: from the start; past the end it wraps) whose method
+    is one of `methods` (the rows the find box matches), answered with its path from the
+    root (the UI merges it as any answer); `found` its id, -1 when no node matches."""
+    if direction not in (1, -1):
+        raise ValueError("dir must be 1 or -1")
+    tree = _tree(s, kind, q)
+    sh = shape(s, tree)
+    hits = np.flatnonzero(np.isin(tree.method, np.asarray(methods, dtype=np.int64)))
+    found = -1
+    if len(hits):
+        if direction > 0:
+            k = int(np.searchsorted(hits, after, side="right"))
+            found = int(hits[k % len(hits)])
+        else:
+            k = int(np.searchsorted(hits, after if after >= 0 else len(tree), side="left")) - 1
+            found = int(hits[k % len(hits)])
+    path: list[int] = []
+    at = found
+    while at >= 0:  # the found node's ancestors: one per level
+        path.append(at)
+        at = int(tree.parent[at])
+    out = _answer(kind, q.clock, tree, sh, np.array(path[::-1], dtype=np.int64), -1)
+    out["found"] = found
+    return out
 
 
 def full_layout(s: Session, kind: str, q: Query) -> FlameLayout:

@@ -14,6 +14,7 @@ import { ROOTS_MORE, TreeModel, moreOf } from "./treemodel.js";
 const ROW_H = 20;
 const AUTO_OPEN = 0.05; // open children heavier than 5 % of the total on load (top-down)
 const INDENT = 14;
+const MAX_MATCH = 400; // methods a find sends the server at most (else: the loaded nodes)
 
 export class CallTree {
   constructor(root, kind) {
@@ -247,12 +248,29 @@ export class CallTree {
     this.render();
   }
 
-  /** The next node (`dir` 1 or -1) whose method matches the find box, opened to and selected. */
-  nextMatch(dir) {
+  /** The next node (`dir` 1 or -1) whose method matches the find box, opened to and selected:
+   * the server finds it in the whole tree (with its path, merged in); a report, or a find
+   * text matching very many methods, searches the loaded nodes. */
+  async nextMatch(dir) {
     const T = this.tree;
+    if (!state.search || !T.size) return;
     const row = this.rows[this.cursor];
-    const j = T.nextMatch(row >= 0 ? row : -1, dir, (m) => state.search !== "" && isMatch(m));
-    if (j < 0) return;
+    const here = row >= 0 ? row : -1;
+    const methods = [];
+    if (state.matches) for (let m = 0; m < state.matches.length && methods.length <= MAX_MATCH; m++) if (state.matches[m]) methods.push(m);
+    let j = -1;
+    const gen = this.gen;
+    try {
+      if (methods.length > MAX_MATCH || !state.trace.live) throw new Error("search the loaded nodes");
+      const extra = { kind: this.kind, match: methods.join(","), after: here >= 0 ? T.N.id[here] : -1, dir };
+      const answer = await api.get("/api/tree", queryParams(extra));
+      if (gen !== this.gen) return;
+      T.merge(answer);
+      j = answer.found >= 0 ? T.local.get(answer.found) : -1;
+    } catch (_err) {
+      j = T.nextMatch(here, dir, (m) => isMatch(m));
+    }
+    if (j === undefined || j < 0) return;
     T.reveal(j);
     this.flatten();
     this.moveTo(this.rows.indexOf(j));

@@ -1,6 +1,6 @@
 // The loaded part of a call tree (/api/tree answers merged by node id) and its visible rows:
-// no statistic is computed here, only which nodes are known, which are open, and the server's
-// "N more" counts (the smallest one any answer gave: answers nest, docs/web-api.md).
+// no statistic is computed here, only which nodes are known, which are open, and the "N more"
+// rows: a node keeps the count its first answer gave, less the children loaded since.
 
 /** A row is a node's local index (>= 0), the "N more" row of node `p` (-(p + 2)) or the roots'
  * "N more" row (-1). */
@@ -28,40 +28,47 @@ export class TreeModel {
     return this.N.id.length;
   }
 
-  /** Add an /api/tree answer's nodes (new ones appended; a known node keeps the smaller
-   * "more" count); returns the local indexes of the parents whose children changed. */
+  /** Add an /api/tree answer's nodes: a new node takes the answer's "more" count (its
+   * children loaded are the answer's); a known parent given a new child counts one fewer
+   * (that child was among its "more"); a known node keeps its own. Returns the local indexes
+   * of the parents whose children changed. */
   merge(answer) {
     const A = answer.nodes;
     const N = this.N;
     this.total = answer.total;
     const touched = new Set();
-    if (answer.node < 0 && (this.size === 0 || answer.roots_more < this.rootsMore)) {
+    const first = this.size === 0; // the roots' "more" of the first answer; later ones count down
+    if (first) {
       this.rootsMore = answer.roots_more;
       this.rootsMoreWidth = answer.roots_more_width;
     }
+    const fresh = new Set();
     for (let k = 0; k < A.id.length; k++) {
       const id = A.id[k];
-      let i = this.local.get(id);
-      if (i === undefined) {
-        i = N.id.length;
-        this.local.set(id, i);
-        const p = A.parent[k] < 0 ? -1 : this.local.get(A.parent[k]);
-        N.id.push(id);
-        N.method.push(A.method[k]);
-        N.depth.push(A.depth[k]);
-        N.parent.push(p === undefined ? -1 : p);
-        N.width.push(A.width[k]);
-        N.self.push(A.self[k]);
-        N.calls.push(A.calls[k]);
-        N.more.push(A.more[k]);
-        N.moreWidth.push(A.more_width[k]);
-        this.kids.push([]);
-        if (p === undefined || p < 0) this.roots.push(i);
-        else this.kids[p].push(i);
-        touched.add(p === undefined ? -1 : p);
-      } else if (A.more[k] < N.more[i]) {
-        N.more[i] = A.more[k];
-        N.moreWidth[i] = A.more_width[k];
+      if (this.local.has(id)) continue;
+      const i = N.id.length;
+      this.local.set(id, i);
+      fresh.add(i);
+      const p = A.parent[k] < 0 ? -1 : this.local.get(A.parent[k]);
+      N.id.push(id);
+      N.method.push(A.method[k]);
+      N.depth.push(A.depth[k]);
+      N.parent.push(p === undefined ? -1 : p);
+      N.width.push(A.width[k]);
+      N.self.push(A.self[k]);
+      N.calls.push(A.calls[k]);
+      N.more.push(A.more[k]);
+      N.moreWidth.push(A.more_width[k]);
+      this.kids.push([]);
+      if (p === undefined || p < 0) this.roots.push(i);
+      else this.kids[p].push(i);
+      touched.add(p === undefined ? -1 : p);
+      if (p >= 0 && !fresh.has(p)) {
+        N.more[p] -= 1;
+        N.moreWidth[p] -= A.width[k];
+      } else if (p < 0 && !first) {
+        this.rootsMore -= 1;
+        this.rootsMoreWidth -= A.width[k];
       }
     }
     const byWidth = (a, b) => N.width[b] - N.width[a] || N.id[a] - N.id[b];

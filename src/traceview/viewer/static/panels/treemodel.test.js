@@ -43,7 +43,7 @@ describe("TreeModel", () => {
     assert.equal(moreOf(moreRow(1)), 1);
     assert.ok(t.needsLoad(1));
   });
-  it("merges a node's subtree and keeps the smaller 'more' count", () => {
+  it("merges a node's subtree, counting down the 'more' of a known parent", () => {
     const t = new TreeModel();
     t.merge(first);
     t.merge(below1);
@@ -55,6 +55,26 @@ describe("TreeModel", () => {
     t.merge(first); // an older, smaller answer again: nothing is forgotten
     assert.equal(t.N.more[1], 0);
     assert.equal(t.rootsMore, 1);
+  });
+
+  it("counts down the roots' and a path's 'more' when a found node's path comes in", () => {
+    const t = new TreeModel();
+    t.merge(first);
+    // a path to node 7 under the left-out root 5: 5 (2 children, 1 answered) > 7
+    t.merge({
+      node: -1,
+      total: 100,
+      roots_more: 99,
+      roots_more_width: 99,
+      nodes: { id: [5, 7], method: [15, 17], depth: [0, 1], parent: [-1, 5], width: [5, 3], self: [0, 3], calls: [1, 1], more: [1, 0], more_width: [2, 0] },
+    });
+    assert.equal(t.rootsMore, 0);
+    assert.equal(t.rootsMoreWidth, 0);
+    assert.equal(t.N.more[t.local.get(5)], 1);
+    // and a known parent's children loaded later count its "more" down
+    t.merge({ node: 5, total: 100, roots_more: 0, roots_more_width: 0, nodes: { id: [5, 6, 7], method: [15, 16, 17], depth: [0, 1, 1], parent: [-1, 5, 5], width: [5, 2, 3], self: [0, 2, 3], calls: [1, 1, 1], more: [0, 0, 0], more_width: [0, 0, 0] } });
+    assert.equal(t.N.more[t.local.get(5)], 0);
+    assert.equal(t.N.moreWidth[t.local.get(5)], 0);
   });
   it("opens heavy nodes and finds matches in pre-order", () => {
     const t = new TreeModel();
