@@ -87,3 +87,30 @@ def test_report_names_the_file_not_its_path(browser: Any, tmp_path: Path) -> Non
     assert page.locator("#open-btn").is_hidden()
     page.close()
     assert not errors, errors
+
+
+def test_link_keeps_the_zoom(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+    """The timeline's zoom and the flame chart's zoomed frame come back from a link."""
+    errors: list[str] = []
+    page = open_page(browser, viewer.url, errors)
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.locator("#timeline .tl-canvas").focus()
+    for _ in range(4):
+        page.keyboard.press("w")
+    page.click('.tabs button[data-tab="flame"]')
+    page.wait_for_function("window.traceview.views.flame.data !== null")
+    box = page.locator("#tab-flame .fl-canvas").bounding_box()
+    page.mouse.dblclick(box["x"] + box["width"] / 2, box["y"] + 17 * 6 + 10)
+    page.wait_for_function("window.traceview.views.flame.detail !== null")
+    url = _wait_hash(page, "view=", "flame=", "tab=flame")
+    view = page.evaluate("window.traceview.views.timeline.view")
+    zoom = page.evaluate("window.traceview.views.flame.zoom")
+    page.close()
+    again = open_page(browser, url, errors)
+    again.set_viewport_size({"width": 1600, "height": 1000})
+    again.wait_for_function("window.traceview.views.flame.detail !== null")
+    assert again.evaluate("window.traceview.views.flame.zoom") == pytest.approx(zoom, abs=1e-3)
+    assert again.evaluate("window.traceview.views.timeline.view") == pytest.approx(view, abs=1e-3)
+    shot(again, "link-zoom")
+    again.close()
+    assert not errors, errors
