@@ -21,6 +21,8 @@ _WHERE = {
     "Session": "traceview.api",
     "Selection": "traceview.api",
     "Table": "traceview.api",
+    "methods_table": "traceview.api.compare",
+    "paths_table": "traceview.api.compare",
     "Query": "traceview.analysis",
     "TimeRange": "traceview.analysis",
     "View": "traceview.analysis",
@@ -44,13 +46,21 @@ __all__ = [
     "TraceFormatError",
     "View",
     "__version__",
+    "compare",
     "load",
+    "methods_table",
+    "paths_table",
     "session",
 ]
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from traceview.analysis import Query, TimeRange, View
+    from traceview.analysis.compare import Comparison
+    from traceview.analysis.diff import Thresholds
     from traceview.api import Selection, Session, Table
+    from traceview.api.compare import Source, methods_table, paths_table
     from traceview.model import Diagnostic, NotATraceError, Trace, TraceError, TraceFormatError
     from traceview.readers import load
 
@@ -63,6 +73,22 @@ def session(source: str | PathLike[str] | bytes | Trace) -> Session:
     from traceview.readers import load
 
     return Session(source if isinstance(source, Trace) else load(source))
+
+
+def compare(
+    baseline: Source | Sequence[Source],
+    candidate: Source | Sequence[Source],
+    thresholds: Thresholds | None = None,
+    **selection: Any,
+) -> Comparison:
+    """Compare runs (paths, bytes, traces, selections; one or a sequence per side), each
+    opened, selected with the same words on both sides (`thread`, `start`, `end`, `clock`,
+    `my_code`) and summarised in turn: `traceview.compare(["a1.trace", "a2.trace"],
+    ["b1.trace", "b2.trace"], thread="main").paths` (docs/diff.md)."""
+    from traceview.api.compare import compare as compare_runs
+    from traceview.readers import load
+
+    return compare_runs(baseline, candidate, thresholds, load=load, **selection)
 
 
 def __getattr__(name: str) -> Any:

@@ -47,7 +47,7 @@ def test_text_table_names_the_regressions(
     lines = [ln for ln in out.splitlines() if "│ regression" in ln]
     assert len(lines) == 2
     assert any(SOMETIMES in ln for ln in lines) and any(ALWAYS in ln for ln in lines)
-    assert "95 % confidence (t > 1.860, 8 degrees of freedom)" in out.replace("\n", " ")
+    assert "95 % confidence (t > 2.296 for 5 + 5 runs)" in out.replace("\n", " ")
     assert out.rstrip().endswith("2 regressions, 1 change within the spread")
 
 
@@ -59,7 +59,7 @@ def test_json_lists_every_method_and_the_statistic(
     doc = json.loads(out)
     found = {f"{r['class']}.{r['name']}" for r in doc["regressions"]}
     assert found == {SOMETIMES, ALWAYS}
-    assert doc["statistic"]["critical_t"] == pytest.approx(1.860, abs=1e-3)
+    assert doc["statistic"]["critical_t"] == pytest.approx(2.296, abs=1e-3)
     assert doc["statistic"]["degrees_of_freedom"] == 8
     assert doc["thresholds"] == {
         "metric": "excl",
@@ -71,7 +71,7 @@ def test_json_lists_every_method_and_the_statistic(
     by = {f"{m['class']}.{m['name']}": m for m in doc["methods"]}
     assert by[NOISY]["status"] == "noise" and by[NOISY]["excl"]["significant"] is False
     assert by[ALWAYS]["excl"]["change_percent"] == pytest.approx(100, abs=3)
-    assert by[ALWAYS]["excl"]["t"] > 1.86
+    assert by[ALWAYS]["excl"]["t"] > 2.296
     assert [m["status"] for m in doc["methods"][:2]] == ["regression", "regression"]
     assert {t["name"] for t in doc["threads"]} == {"main", "RenderThread", "Binder:16195_1"}
     assert doc["counts"]["regression"] == 2
@@ -189,10 +189,12 @@ def test_names_are_escaped_in_every_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     events = [(t, x, m.replace("com.a.Old", WEIRD), c, w) for t, x, m, c, w in EVENTS]
+    events += [(2, x, m, c, w) for _, x, m, c, w in EVENTS[:1] + EVENTS[-1:]]  # a 2nd thread
     slow = [(t, x, m, c * 2, w * 2) for t, x, m, c, w in events]  # type: ignore[operator]
     a, b = tmp_path / "a.trace", tmp_path / "b.trace"
-    write(make_trace(events, names={1: "ma|in`"}), a)
-    write(make_trace(slow, names={1: "ma|in`"}), b)
+    names = {1: "main", 2: "ma|in`"}  # the main thread is matched as "main" whatever its name
+    write(make_trace(events, names=names), a)
+    write(make_trace(slow, names=names), b)
     junit = tmp_path / "w.xml"
     code, out, _ = run([str(a), "--vs", str(b), "--junit", str(junit)], capsys)
     assert code == 1 and "\x1b" not in out and "\\x1b[31m" in out

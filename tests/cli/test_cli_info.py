@@ -71,3 +71,23 @@ def test_random_bytes_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1 and "random.trace" in result.stderr
     assert "Traceback" not in result.stderr
     assert bad.read_bytes() == bytes(range(256)) * 4
+
+
+def test_info_shows_simpleperf_event_types(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_path("firefox-profiler/simpleperf-cpu-clock.trace")
+    assert main(["info", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "variant     simpleperf (version 1 = 0x1)" in text
+    assert "events      cpu-clock, sched:sched_switch" in text
+    assert main(["info", str(path), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["event_types"] == ["cpu-clock", "sched:sched_switch"]
+    assert info["options"]["samples"] == "1234"
+
+
+def test_stats_text_names_native_frames(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_path("grishberg-simpleperf-parser/simpleperf_callchain.trace")
+    assert main(["stats", str(path), "--limit", "40"]) == 0
+    text = capsys.readouterr().out
+    assert "NativeEngine::DoFrame(int) (libgame.so)" in text
+    assert "(libgame.so)." not in text and "(libc.so)." not in text

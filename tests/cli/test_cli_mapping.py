@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import report_answers
 from support.corpus import corpus_path
 from support.obfuscate import obfuscate
+from support.report_data import report_answers
 from traceview.analysis import Session
 from traceview.analysis.rename import MappingRename
 from traceview.cli import main as cli_main

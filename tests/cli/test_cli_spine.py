@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import report_answers
 from support.corpus import corpus_path
+from support.report_data import report_answers
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.cli import main as cli_main

@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import shared_browser
 from traceview.analysis import Session
 from traceview.analysis.view import View
 from traceview.exporters import get
@@ -65,11 +64,10 @@ def ranged(session: Session, clock: str) -> View:
 # -- speedscope ------------------------------------------------------------------------------
 
 
-def speedscope_import(path: Path) -> dict[str, Any]:
+def speedscope_import(browser: Any, path: Path) -> dict[str, Any]:
     """Load `path` into speedscope's app and return the JSON its Export button writes."""
     if not SPEEDSCOPE.exists():
         pytest.skip(f"speedscope is not installed in {NODE_DIR}")
-    browser = shared_browser()
     page = browser.new_page(accept_downloads=True)
     problems: list[str] = []
     page.on("dialog", lambda d: (problems.append(d.message), d.dismiss()))
@@ -106,9 +104,12 @@ def evented_roots(profile: dict[str, Any]) -> int:
     return total
 
 
-def test_speedscope_imports_our_speedscope_file(session: Session, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_speedscope_imports_our_speedscope_file(
+    browser: Any, session: Session, tmp_path: Path
+) -> None:
     view = ranged(session, "wall")
-    doc = speedscope_import(write(view, "speedscope", tmp_path / "t.speedscope.json"))
+    doc = speedscope_import(browser, write(view, "speedscope", tmp_path / "t.speedscope.json"))
     th = session.trace.threads
     got = {p["name"]: p for p in doc["profiles"]}
     rows = selected_threads(view)
@@ -119,9 +120,10 @@ def test_speedscope_imports_our_speedscope_file(session: Session, tmp_path: Path
         assert evented_roots(prof) == expected(session, view, [t], "wall")
 
 
-def test_speedscope_imports_our_folded_file(session: Session, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_speedscope_imports_our_folded_file(browser: Any, session: Session, tmp_path: Path) -> None:
     view = View(session, session.query(clock="cpu"))
-    doc = speedscope_import(write(view, "folded", tmp_path / "t.folded"))
+    doc = speedscope_import(browser, write(view, "folded", tmp_path / "t.folded"))
     (prof,) = doc["profiles"]
     total = prof["endValue"] - prof["startValue"]
     assert total == expected(session, view, selected_threads(view), "cpu")
@@ -129,9 +131,10 @@ def test_speedscope_imports_our_folded_file(session: Session, tmp_path: Path) ->
     assert {thread_label(view, t) for t in selected_threads(view)} <= names
 
 
-def test_speedscope_imports_our_chrome_file(session: Session, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_speedscope_imports_our_chrome_file(browser: Any, session: Session, tmp_path: Path) -> None:
     view = ranged(session, "cpu")
-    doc = speedscope_import(write(view, "chrome", tmp_path / "t.json"))
+    doc = speedscope_import(browser, write(view, "chrome", tmp_path / "t.json"))
     th = session.trace.threads
     rows = selected_threads(view)
     assert len(doc["profiles"]) == len(rows)

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from traceview.analysis.diff import Thresholds, diff, summarise
+from traceview.analysis.compare import compare, summarise_run
+from traceview.analysis.diff import Thresholds
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters import REGISTRY, SUBJECTS, Pair, get, names
@@ -112,8 +113,8 @@ def subject_of(kind: str, view: View) -> Any:
     if kind == "pair":
         return Pair(view, view)
     if kind == "runs":
-        run = summarise(view)
-        return diff([run], [run], Thresholds())
+        run = summarise_run(view)  # a Comparison: every `runs` format takes one
+        return compare([run], [run], Thresholds())
     return view
 
 

@@ -10,12 +10,14 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import shared_browser, shot
+from support.browserkit import open_file, shot
 from support.tracebuild import make_trace
 from traceview.analysis import Session
 from traceview.analysis.view import View
 from traceview.exporters import get
 from traceview.synth import generate
+
+pytestmark = pytest.mark.browser
 
 
 def export(view: View, path: Path, **options: Any) -> Path:
@@ -24,13 +26,8 @@ def export(view: View, path: Path, **options: Any) -> Path:
     return path
 
 
-def open_svg(path: Path, errors: list[str]) -> Any:
-    page = shared_browser().new_page(viewport={"width": 1240, "height": 900})
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: None if r.url.startswith("file:") else errors.append(r.url))
-    page.goto(path.as_uri())
-    return page
+def open_svg(browser: Any, path: Path, errors: list[str]) -> Any:
+    return open_file(browser, path, errors, viewport={"width": 1240, "height": 900})
 
 
 def box(page: Any, i: int) -> dict[str, float]:
@@ -44,9 +41,9 @@ def view() -> View:
     return View(s, s.query(clock="wall"))
 
 
-def test_hover_click_zoom_and_search(view: View, tmp_path: Path) -> None:
+def test_hover_click_zoom_and_search(browser: Any, view: View, tmp_path: Path) -> None:
     errors: list[str] = []
-    page = open_svg(export(view, tmp_path / "f.svg"), errors)
+    page = open_svg(browser, export(view, tmp_path / "f.svg"), errors)
     try:
         shot(page, "svg-initial")
         groups = page.locator("#frames > g")
@@ -91,9 +88,9 @@ def test_hover_click_zoom_and_search(view: View, tmp_path: Path) -> None:
     assert not errors, errors
 
 
-def test_merged_svg_has_no_thread_frames(view: View, tmp_path: Path) -> None:
+def test_merged_svg_has_no_thread_frames(browser: Any, view: View, tmp_path: Path) -> None:
     errors: list[str] = []
-    page = open_svg(export(view, tmp_path / "m.svg", merge_threads=True), errors)
+    page = open_svg(browser, export(view, tmp_path / "m.svg", merge_threads=True), errors)
     try:
         roots = page.evaluate(
             """() => { const d = JSON.parse(document.getElementById('flame-data').textContent);
@@ -105,12 +102,12 @@ def test_merged_svg_has_no_thread_frames(view: View, tmp_path: Path) -> None:
     assert not errors, errors
 
 
-def test_hostile_names_stay_text(tmp_path: Path) -> None:
+def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     name = "com.x.Y.<script>alert(1)</script>]]><img src=x onerror=alert(2)>(I)V"
     trace = make_trace([(1, "enter", name, 0, 0), (1, "exit", name, 50, 60)])
     s = Session(trace)
     errors: list[str] = []
-    page = open_svg(export(View(s, s.query()), tmp_path / "h.svg"), errors)
+    page = open_svg(browser, export(View(s, s.query()), tmp_path / "h.svg"), errors)
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:

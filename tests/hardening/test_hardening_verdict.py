@@ -47,6 +47,7 @@ def test_no_corpus_trace_is_refused_as_damaged(path: object) -> None:
     try:
         trace = traceview.load(path)  # type: ignore[arg-type]
     except TraceError as err:
-        assert "salvage" not in str(err)
+        # only the simpleperf recording cut of its header is meant to be read with --salvage
+        assert "salvage" not in str(err) or "without its SIMPLEPERF magic" in str(err)
         return
     assert "damaged-beyond-use" not in {d.code for d in trace.diagnostics}

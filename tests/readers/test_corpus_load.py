@@ -65,6 +65,14 @@ LOADS: dict[str, tuple[str, int, str, int, int, int, bool, set[str]]] = {
     "zhkl0228-tracereader/test1.trace": (
         "regular", 3, "dual", 247266, 15, 3370 + 2, False, {"unknown-method"},
     ),
+    # simpleperf report-sample files (Studio's "Callstack sample"): events from stack diffs
+    # (tests/readers/test_simpleperf_corpus.py checks them against an independent reading)
+    "firefox-profiler/simpleperf-cpu-clock.trace": (
+        "simpleperf", 1, "dual", 17820, 15, 2212, True, set(),
+    ),
+    "grishberg-simpleperf-parser/simpleperf_callchain.trace": (
+        "simpleperf", 1, "dual", 31902, 26, 509, True, set(),
+    ),
 }  # fmt: skip
 
 # Nothing usable: no record can be read, so these raise (one line naming the problem).
@@ -76,6 +84,11 @@ ERRORS: dict[str, str] = {
     "sentry-vroom-specto/malformed.trace": "at byte 11: the key section has no *end line",
     # A complete (empty) key and no data header at all.
     "sentry-vroom-specto/version_2.trace": "at byte 16: no data section after the key",
+    # simpleperf records without the SIMPLEPERF magic and version (read with --salvage)
+    "grishberg-simpleperf-parser/simpleperf_malformed.trace": "at byte 0: this is a simpleperf",
+    # Perfetto traces: named, with what to do with them
+    "sidky-nowinandroid/trace.perfetto-trace": "at byte 0: this is a Perfetto system trace",
+    "aosp-studio-tpd/unity.heapprofd": "at byte 0: this is a Perfetto system trace",
 }
 
 

@@ -134,7 +134,6 @@ def test_streaming_packets_cut_short() -> None:
     ("data", "words"),
     [
         (b"", "empty"),
-        (b"SIMPLEPERF\x00\x01", "simpleperf"),
         (b"\x0a\x10" + bytes(16), "Perfetto"),
         (b"# tracer: nop\n#\n", "systrace"),
         (b"TRACE:\n\x78\x9c", "systrace"),
@@ -160,6 +159,8 @@ def test_not_a_trace(data: bytes, words: str) -> None:
         (b"*version\n2\n*end\n", "no data section"),
         (rb.key() + b"SLOW\ndata section follows..\n", "unsupported data version"),
         (b"SLOW\x09\x00", "unsupported method-trace version"),
+        (b"SIMPLEPERF\x00\x01", "unsupported simpleperf report-sample version"),
+        (b"SIMPLEPERF\x01", "the header is cut short"),
         (rb.key() + b"SLOW\x03\x00", "truncated"),
         (b"\x1f\x8b\x08\x00garbage", "gzip"),
     ],

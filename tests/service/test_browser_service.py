@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import SHOTS, browser, open_page, start_app  # noqa: F401  (fixture)
+from support.browserkit import open_page, settle, shot, start_app, watch
 from support.viewer_trace import EVIL_THREAD, viewer_trace
 from traceview.synth import generate
 from traceview.writer import write
@@ -30,18 +30,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     store.close()
 
 
-def snap(page: Any, name: str, full: bool = False) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
-
-
-def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path) -> None:  # noqa: F811
+def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path) -> None:
     path = tmp_path / "checkout.trace"
     write(generate(records=20_000, threads=4, seed=5), path)
     errors: list[str] = []
-    page = browser.new_page(viewport={"width": 1300, "height": 800})  # the real CSP
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page = watch(browser.new_page(viewport={"width": 1300, "height": 800}), errors)  # real CSP
     failed: list[str] = []  # a browser asks for /favicon.ico beside a bare SVG: not ours
     page.on(
         "response",
@@ -55,31 +48,30 @@ def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path)
     trace_id = page.url.split("#")[0].rstrip("/").rsplit("/", 1)[-1]  # the view follows "#"
     assert len(trace_id) == 64
     assert page.text_content("#source") and "checkout.trace" in page.text_content("#source")
-    page.wait_for_timeout(500)
-    snap(page, "service-viewer")
+    settle(page)
+    shot(page, "service-viewer")
     assert errors == []
 
     page.goto(service + "/")
     page.wait_for_selector("#traces tbody tr")
     assert "checkout.trace" in page.text_content("#traces tbody")
-    snap(page, "service-start")
+    shot(page, "service-start")
 
     page.goto(f"{service}/t/{trace_id}/flames")
     page.wait_for_selector("img")
     page.wait_for_function("() => [...document.images].every(i => i.complete && i.naturalWidth)")
-    snap(page, "service-flames", full=True)
+    shot(page, "service-flames", full=True)
     page.goto(f"{service}/t/{trace_id}/flame/0.svg")
     assert page.locator("rect").count() > 10
-    snap(page, "service-flame-svg")
+    shot(page, "service-flame-svg")
     assert failed == []
     assert [e for e in errors if not e.startswith("Failed to load resource")] == []
 
 
-def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> None:  # noqa: F811
+def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> None:
     path = tmp_path / "<img src=x onerror=alert(1)>.trace"
     write(viewer_trace(), path)
-    errors: list[str] = []
-    page = open_page(browser, service + "/", errors) if False else browser.new_page()
+    page = browser.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(service + "/")
@@ -105,7 +97,7 @@ DROP = """([name, b64]) => {
 }"""
 
 
-def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:  # noqa: F811
+def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:
     import base64
     import io
 
@@ -117,7 +109,7 @@ def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:  # n
     status = page.text_content("#status") or ""
     assert status.startswith("Upload refused: notes.txt: at byte 0: not an Android method trace")
     assert "\n" not in status
-    snap(page, "service-drop-refused")
+    shot(page, "service-drop-refused")
     out = io.BytesIO()
     write(generate(records=3000, threads=2, seed=11), out)
     page.evaluate(DROP, ["dropped.trace", base64.b64encode(out.getvalue()).decode()])
@@ -126,7 +118,7 @@ def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:  # n
     assert "dropped.trace" in (page.text_content("#source") or "")
 
 
-def test_service_viewer_links_and_flames(browser: Any, service: str, tmp_path: Path) -> None:  # noqa: F811
+def test_service_viewer_links_and_flames(browser: Any, service: str, tmp_path: Path) -> None:
     """Issue 22, items 7 and 10: no dead "Open…" in a trace's viewer (it answered 405), a link
     of the view reopens it under the trace's own URL, /flames ranks threads by time and draws
     roots on top as the viewer does."""

@@ -33,10 +33,10 @@ def stage(store: SqliteStore, data: bytes) -> Path:
 def test_store_add_list_delete(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path)
     try:
-        assert store.add(stage(store, b"abc"), record(ID_A, 1.0)) == record(ID_A, 1.0)
+        assert store.add(stage(store, b"abc"), record(ID_A, 1.0)) == (record(ID_A, 1.0), True)
         store.add(stage(store, b"def"), record(ID_B, 2.0))
-        again = store.add(stage(store, b"abc"), record(ID_A, 9.0))
-        assert again.uploaded == 1.0  # the first upload's record stays
+        again, new = store.add(stage(store, b"abc"), record(ID_A, 9.0))
+        assert again.uploaded == 1.0 and not new  # the first upload's record stays
         assert [r.id for r in store.recent()] == [ID_B, ID_A]
         assert store.path(ID_A).read_bytes() == b"abc"
         assert list(store.staging.iterdir()) == []

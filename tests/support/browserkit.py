@@ -1,19 +1,18 @@
-"""Shared helpers of the browser tests: the real viewer server in a thread, one headless
-Chromium per test session (Playwright), console-error capture and screenshots.
+"""Helpers of the browser tests: headless Chromium through Playwright (`launch()`, used by the
+`browser` fixture of tests/conftest.py), the real viewer or service served in a thread, pages
+that collect their script errors, `settle()` (wait until the viewer has done what an action
+started) and screenshots.
 
-Tests import the fixture `browser` and the helpers `serving()` / `open_page()` (which collects
-console errors), `make_report()` and the table readers; everything skips cleanly when
-Playwright or /usr/bin/chromium is missing.
+Everything skips cleanly when Playwright or /usr/bin/chromium is missing. A test that uses the
+`browser` fixture carries the `browser` mark (tests/test_suite_rules.py checks it).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import importlib.util
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,41 +32,50 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+SETTLE_MS = 30_000  # how long `settle` waits at most (a bound, not a speed check)
 
-_shared: dict[str, Any] = {}
+# The viewer is quiet when no panel is loading ("busy"), no timeline has a tile request in
+# flight or a draw pending, no relations are loading and no CSS transition runs; it waits a
+# frame first, so the input events already sent have been handled.
+SETTLED = """async (limit) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const quiet = () => {
+        if (document.querySelector(".busy") || document.getAnimations().length) return false;
+        const views = window.traceview ? window.traceview.views : {};
+        for (const v of Object.values(views)) {
+            if (v.pending || (v.tiles && v.tiles.pending.size)) return false;
+            if (v.expanded && [...v.expanded.values()].includes("loading")) return false;
+        }
+        return true;
+    };
+    const end = performance.now() + limit;
+    while (performance.now() < end) {
+        await frame();
+        if (quiet()) {
+            await frame();
+            if (quiet()) return true;
+        }
+    }
+    return false;
+}"""
 
 
-def _stop_browser() -> None:
-    browser = _shared.pop("browser", None)
-    pw = _shared.pop("pw", None)
-    with contextlib.suppress(Exception):
-        if browser is not None:
-            browser.close()
-    with contextlib.suppress(Exception):
-        if pw is not None:
-            pw.stop()
-
-
-def shared_browser() -> Any:
-    """The one Chromium of this test session (launched on first use, closed at exit)."""
+@contextlib.contextmanager
+def launch() -> Iterator[Any]:
+    """Headless Chromium (/usr/bin/chromium) through Playwright, closed on exit; skips the
+    test when either is missing."""
     if importlib.util.find_spec("playwright") is None:
         pytest.skip("playwright is not installed")
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is not installed")
-    if "browser" not in _shared:
-        from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright
 
-        pw = sync_playwright().start()
-        _shared["pw"] = pw
-        _shared["browser"] = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        atexit.register(_stop_browser)
-    return _shared["browser"]
-
-
-@pytest.fixture
-def browser() -> Any:
-    """The session's Chromium."""
-    return shared_browser()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 class Viewer:
@@ -94,17 +102,29 @@ def serve(trace_path: Path, rename: Any = None) -> Viewer:
 
 def start_app(app: Any) -> Viewer:
     """Serve an ASGI app (the viewer, the service) with uvicorn on 127.0.0.1, a free port, in a
-    thread; return once it listens."""
+    thread; return once it listens (raise if it could not start)."""
     import uvicorn
 
+    ready = threading.Event()  # set once the start-up has succeeded or failed
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            try:
+                await super().startup(sockets)
+            finally:
+                ready.set()
+
+    def run() -> None:
+        try:
+            server.run()
+        finally:
+            ready.set()
+
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    server = Server(config)
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    for _ in range(1000):  # a start-up wait (up to ~20 s), not a speed check
-        if server.started or not thread.is_alive():
-            break
-        time.sleep(0.02)
+    ready.wait(timeout=60)  # a start-up wait, not a speed check
     if not server.started:
         raise RuntimeError("the server did not start")
     port = server.servers[0].sockets[0].getsockname()[1]
@@ -121,26 +141,50 @@ def serving(trace_path: Path, rename: Any = None) -> Iterator[Viewer]:
         viewer.stop()
 
 
+def watch(page: Any, errors: list[str], offline: bool = False) -> Any:
+    """Collect the page's script errors and console errors into `errors` (and, `offline`, every
+    request that leaves file://); returns the page."""
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    if offline:
+        page.on("request", lambda r: None if r.url.startswith("file:") else errors.append(r.url))
+    return page
+
+
 def open_page(browser: Any, url: str, errors: list[str], **kw: Any) -> Any:
     """A new page on `url`, waiting until the viewer says it is ready; errors are collected.
 
     Playwright's `wait_for_function` polls with `eval`, which the viewer's CSP forbids, so
     pages bypass the CSP unless `bypass_csp=False` (tests/viewer/test_browser_security.py loads
-    the viewer under its real CSP)."""
+    the viewer under its real CSP; `settle` works there too)."""
     kw.setdefault("bypass_csp", True)
-    page = browser.new_page(viewport={"width": 1400, "height": 900}, **kw)
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page = watch(browser.new_page(viewport={"width": 1400, "height": 900}, **kw), errors)
     page.goto(url)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=20000)
     return page
 
 
-def shot(page: Any, name: str) -> Path:
-    """Save a screenshot under artifacts/screenshots/ (git-ignored) and return its path."""
+def open_file(browser: Any, path: Path, errors: list[str], **kw: Any) -> Any:
+    """A new page on the local file `path` (an SVG, a dmtracedump page) that must work offline:
+    script errors and any request beyond file:// are collected in `errors`."""
+    page = watch(browser.new_page(**kw), errors, offline=True)
+    page.goto(path.as_uri())
+    return page
+
+
+def settle(page: Any, limit_ms: int = SETTLE_MS) -> None:
+    """Wait until the viewer has done what the last action started: its answers arrived, its
+    panels and timelines drawn (see SETTLED); raises when it is still busy after `limit_ms`."""
+    if not page.evaluate(SETTLED, limit_ms):
+        raise AssertionError(f"the viewer was still busy after {limit_ms} ms")
+
+
+def shot(page: Any, name: str, full: bool = False) -> Path:
+    """Save a screenshot (`full`: the whole page) under artifacts/screenshots/ (git-ignored)
+    and return its path."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path))
+    page.screenshot(path=str(path), full_page=full)
     return path
 
 
@@ -190,67 +234,3 @@ def engine_ranking(trace_path: Path, clock: str) -> list[tuple[int, int]]:
     rows = [(int(m), int(v)) for m, v in enumerate(incl) if v]
     rows.sort(key=lambda r: (-r[1], r[0]))
     return rows
-
-
-def request_key(path: str, params: dict[str, Any]) -> str:
-    """The key the UI names a request by: an oracle of `keyOf` in static/lib/api.js (path, then
-    `?name=value&...` sorted by name, empty values left out; docs/web-api.md)."""
-    items = sorted((k, _js_string(v)) for k, v in params.items() if v not in (None, ""))
-    return path + ("?" + "&".join(f"{k}={v}" for k, v in items) if items else "")
-
-
-def _js_string(value: Any) -> str:
-    """`String(value)` in JavaScript for the values a request holds (ints, strings)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def keyed(entries: list[Any]) -> dict[str, Any]:
-    """A report's `[path, params, answer]` entries by request key (the page's index)."""
-    return {request_key(path, params): answer for path, params, answer in entries}
-
-
-def report_entries(page: str) -> list[Any]:
-    """The entries a report page holds (its gzip+base64 `traceview-data` block), as packed."""
-    import base64
-    import gzip
-    import json
-    import re
-
-    m = re.search(
-        r'<script type="application/gzip" id="traceview-data" data-encoding="gzip\+base64">'
-        r"([A-Za-z0-9+/=]*)</script>",
-        page,
-    )
-    assert m is not None, "no traceview-data block"
-    entries: list[Any] = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
-    return entries
-
-
-def report_answers(page: str) -> dict[str, Any]:
-    """The answers a report page holds by request key, with the timeline tiles restored as the
-    UI restores them (docs/web-api.md "Report packaging")."""
-    data = keyed(report_entries(page))
-    for key, tile in data.items():
-        if key.startswith("/api/timeline") and tile.pop("packed", False):
-            r = tile["rects"]
-            call = start = 0
-            for i in range(len(r["call"])):
-                call += r["call"][i]
-                start += r["start"][i]
-                r["call"][i] = call
-                r["end"][i] = (start + r["end"][i]) / 1000
-                r["start"][i] = start / 1000
-    return data
-
-
-def make_report(trace_path: Path, out: Path, budget_mb: float = 2) -> Path:
-    """Write the self-contained HTML report of `trace_path` with `traceview report` (a small
-    tile budget keeps the tests quick)."""
-    from traceview.cli import main
-
-    assert main(["report", str(trace_path), "-o", str(out), "--budget-mb", str(budget_mb)]) == 0
-    return out

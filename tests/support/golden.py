@@ -1,7 +1,8 @@
 """Golden summaries of the corpus traces: a small readable text per file (variant, counts, top
 methods on both clocks, diagnostics, or the one-line refusal), compared in
 tests/test_golden.py; `pytest --update-golden` rewrites them, so a change in numbers shows as a
-diff of tests/golden/."""
+diff of tests/golden/. Every trace summarised passes `validate()`, as do its call table and the
+profile summarised (an AssertionError names the broken invariant)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 
 import traceview
 from traceview.analysis import Session
-from traceview.model import printable
+from traceview.model import Trace, printable
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 TOP = 8
@@ -25,6 +26,13 @@ def summary(path: Path, name: str) -> str:
     except traceview.TraceError as exc:
         text = str(exc).splitlines()[0].replace(str(path), name)
         return "\n".join([*lines, f"refused: {printable(text)}"]) + "\n"
+    return "\n".join([*lines, *describe(trace)]) + "\n"
+
+
+def describe(trace: Trace) -> list[str]:
+    """The summary lines of a loaded trace; its tables, call table and profile validated."""
+    trace.validate()
+    lines: list[str] = []
     s = Session(trace)
     h = trace.header
     ev = trace.events
@@ -47,7 +55,9 @@ def summary(path: Path, name: str) -> str:
     for d in s.diagnostics():
         count = f" ({d.count})" if d.count is not None else ""
         lines.append(f"  {d.code}{count}")
-    return "\n".join(lines) + "\n"
+    prof.validate()
+    s.calls.validate()  # built last: the summary reads the session as the viewer first does
+    return lines
 
 
 def golden_path(name: str) -> Path:

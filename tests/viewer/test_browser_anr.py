@@ -8,12 +8,7 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    browser,  # noqa: F401  (fixture)
-    open_page,
-    shot,
-    start_app,
-)
+from support.browserkit import open_page, shot, start_app
 from traceview.analysis.session import Session
 from traceview.readers import load
 from traceview.viewer.app import create_app
@@ -34,7 +29,7 @@ def dump(name: str) -> bytes:
     return run.dump(t + HZ, to="anr")
 
 
-def test_anr_tab_and_process_picker(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_anr_tab_and_process_picker(browser: Any, tmp_path: Path) -> None:
     path = tmp_path / "anr_2025-07-01"
     path.write_bytes(
         anr_report(

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from support.browserkit import (
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
+    settle,
     shot,
     table_names,
 )
@@ -41,7 +41,7 @@ def one_clock(path: Path, clock: str) -> Path:
 
 
 @pytest.mark.parametrize("clock", ["wall", "thread-cpu"])
-def test_single_clock_trace(browser: Any, tmp_path: Path, clock: str) -> None:  # noqa: F811
+def test_single_clock_trace(browser: Any, tmp_path: Path, clock: str) -> None:
     path = one_clock(tmp_path / f"{clock}.trace", clock)
     errors: list[str] = []
     with serving(path) as viewer:
@@ -55,7 +55,7 @@ def test_single_clock_trace(browser: Any, tmp_path: Path, clock: str) -> None:  
         assert "com.a.Main.run ()V" in table_names(page)
         for tab in ("flame", "topdown", "bottomup", "chart", "frames", "header", "profile"):
             page.click(f".tabs button[data-tab={tab}]")
-            page.wait_for_timeout(150)
+            settle(page)
         box = page.locator("#timeline .tl-canvas").bounding_box()
         # a quarter in: inside main's Main.run on either axis (the CPU-only trace's threads
         # follow each other on its reconstructed axis: main's records come first in the file)

@@ -12,11 +12,11 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     engine_ranking,
     fetch_json,
     open_page,
     serving,
+    settle,
     shot,
     table_names,
 )
@@ -41,7 +41,7 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[Path, Viewer]]:
         yield path, v
 
 
-def test_corpus_trace_in_viewer(browser: Any, served: tuple[Path, Viewer]) -> None:  # noqa: F811
+def test_corpus_trace_in_viewer(browser: Any, served: tuple[Path, Viewer]) -> None:
     path, viewer = served
     trace = load(path)
     trace.validate()
@@ -60,7 +60,7 @@ def test_corpus_trace_in_viewer(browser: Any, served: tuple[Path, Viewer]) -> No
         assert "overflow" in banners
     if info["estimates"]:
         assert "estimates" in banners
-    page.wait_for_timeout(400)
+    settle(page)
     shot(page, "corpus-" + path.stem)
     page.close()
     assert not errors, errors

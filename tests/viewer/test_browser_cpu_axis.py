@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from support.browserkit import (
-    browser,  # noqa: F401  (fixture)
     fetch_json,
     open_page,
     serving,
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.browser
 SNS = "chanjin-traceviewlog/SNS_Tracing_2_Refresh.trace"  # clock=thread-cpu, several threads
 
 
-def test_cpu_only_corpus_trace_labels_its_axis_and_ranges_follow_it(browser: Any) -> None:  # noqa: F811
+def test_cpu_only_corpus_trace_labels_its_axis_and_ranges_follow_it(browser: Any) -> None:
     errors: list[str] = []
     with serving(corpus_path(SNS)) as v:
         pg = open_page(browser, v.url, errors)

@@ -9,21 +9,12 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import browser, shot  # noqa: F401  (fixture)
+from support.browserkit import open_file, shot
 from support.dmtracedump_run import ours
 from traceview.synth import generate
 from traceview.writer import write
 
 pytestmark = pytest.mark.browser
-
-
-def _page(browser: Any, html: Path, errors: list[str]) -> Any:  # noqa: F811
-    page = browser.new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: errors.append(r.url) if not r.url.startswith("file:") else None)
-    page.goto(html.as_uri())
-    return page
 
 
 def _traces(tmp_path: Path) -> tuple[Path, Path]:
@@ -34,7 +25,7 @@ def _traces(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_report_sections_toggle_and_links(
-    browser: Any,  # noqa: F811
+    browser: Any,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -44,7 +35,7 @@ def test_report_sections_toggle_and_links(
     path = tmp_path / "report.html"
     path.write_bytes(html)
     errors: list[str] = []
-    page = _page(browser, path, errors)
+    page = open_file(browser, path, errors)
     section = page.locator("#d0")
     assert not section.is_visible()
     page.locator("div.link").first.click()
@@ -58,7 +49,7 @@ def test_report_sections_toggle_and_links(
 
 
 def test_diff_tables_sort_by_clicked_column(
-    browser: Any,  # noqa: F811
+    browser: Any,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -68,7 +59,7 @@ def test_diff_tables_sort_by_clicked_column(
     path = tmp_path / "diff.html"
     path.write_bytes(html)
     errors: list[str] = []
-    page = _page(browser, path, errors)
+    page = open_file(browser, path, errors)
 
     def column(i: int) -> list[str]:
         texts: list[str] = page.eval_on_selector_all(

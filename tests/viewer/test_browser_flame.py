@@ -11,7 +11,6 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
     shot,
@@ -47,7 +46,7 @@ def viewer() -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:  # noqa: F811
+def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
     errors: list[str] = []
     pg = open_page(browser, viewer.url, errors)
     pg.set_viewport_size({"width": 1600, "height": 1000})

@@ -13,10 +13,10 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     fetch_json,
     open_page,
     serving,
+    settle,
     shot,
 )
 from support.corpus import corpus_path
@@ -51,17 +51,12 @@ def viewer(many: Path) -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:  # noqa: F811
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.wait_for_selector("#tab-profile .pt-row.method")
-    pg.wait_for_timeout(300)
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(viewer: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return viewer.url
 
 
-def test_ready_under_the_real_csp(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_ready_under_the_real_csp(browser: Any, viewer: Viewer) -> None:
     errors: list[str] = []
     pg = open_page(browser, viewer.url, errors, bypass_csp=False)
     pg.wait_for_selector("body[data-ready='1']", state="attached")
@@ -92,17 +87,17 @@ def test_main_thread_open_other_rows_compact(page: Any, viewer: Viewer) -> None:
     twisty = page.locator("#timeline .tl-label:not(.main) .tl-twisty:not(:empty)").first
     h0 = page.evaluate(LABELS)
     twisty.click()
-    page.wait_for_timeout(100)
+    settle(page)
     assert page.evaluate(LABELS) != h0
 
 
-def test_corpus_threads_fit_and_name_themselves(browser: Any) -> None:  # noqa: F811
+def test_corpus_threads_fit_and_name_themselves(browser: Any) -> None:
     path = corpus_path(MANY)
     errors: list[str] = []
     with serving(path) as v:
         pg = open_page(browser, v.url, errors)
         pg.wait_for_selector("#tab-profile .pt-row.method")
-        pg.wait_for_timeout(500)
+        settle(pg)
         rows = _rows_fit(pg, main_open=True)
         assert len(rows) == 53
         main = next(r for r in rows if r["main"])
@@ -125,7 +120,7 @@ def test_corpus_threads_fit_and_name_themselves(browser: Any) -> None:  # noqa: 
         )
         assert hidden, "no call below a compact row's last level"
         pg.fill("#find", hidden)
-        pg.wait_for_timeout(600)
+        settle(pg)
         found = pg.evaluate(
             """() => { const c = document.querySelector('#timeline .tl-canvas');
                 const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -153,13 +148,13 @@ def test_only_this_thread_and_all_again(page: Any, viewer: Viewer) -> None:
     want = fetch_json(
         viewer, f"/api/profile?clock={page.evaluate('traceview.state.clock')}&threads={row}"
     )
-    page.wait_for_timeout(200)
+    settle(page)
     pct = page.locator("#tab-profile .pt-row.method").first.locator(".num").first.text_content()
     top = want["methods"]["incl_cpu_us"][0] if want["methods"]["incl_cpu_us"] else None
     if top is not None and want["total"]["cpu_us"]:
         assert pct == f"{100 * top / want['total']['cpu_us']:.1f}%"  # % of that thread
     page.click("#threads-all")
-    page.wait_for_timeout(200)
+    settle(page)
     assert page.locator("#threads-chip").is_hidden()
     with page.expect_request(lambda r: "threads=" in r.url and "/api/profile" in r.url):
         page.click("#tl-main")
@@ -172,13 +167,13 @@ def test_wheel_scrolls_ctrl_wheel_zooms_drag_selects(page: Any) -> None:
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 30)
     before = page.evaluate(VIEW)
     page.mouse.wheel(0, 300)
-    page.wait_for_timeout(150)
+    settle(page)
     assert page.evaluate("document.querySelector('#timeline .tl-scroll').scrollTop") > 0
     assert page.evaluate(VIEW) == before  # the wheel scrolls rows, it does not zoom
     page.keyboard.down("Control")
     page.mouse.wheel(0, -400)
     page.keyboard.up("Control")
-    page.wait_for_timeout(150)
+    settle(page)
     zoomed = page.evaluate(VIEW)
     assert zoomed[1] - zoomed[0] < before[1] - before[0]
     page.keyboard.press("w")
@@ -217,14 +212,14 @@ def test_nothing_stale(page: Any, viewer: Viewer) -> None:
         page.mouse.down()
         page.mouse.move(box["x"] + box["width"] * 0.2, y, steps=4)
         page.mouse.up()
-    page.wait_for_timeout(300)
+    settle(page)
     stats1 = page.locator("#selection .sel-stats").text_content()
     assert stats1 != stats0  # the bar follows the range
     page.keyboard.press("Escape")  # clears the selection first
     # the tooltip goes when the view changes under it
     for frac in (0.1, 0.3, 0.5, 0.7):
         page.mouse.move(box["x"] + box["width"] * frac, box["y"] + 8)
-        page.wait_for_timeout(120)
+        settle(page)
         if page.locator("#timeline .tooltip").is_visible():
             break
     assert page.locator("#timeline .tooltip").is_visible()
@@ -232,7 +227,7 @@ def test_nothing_stale(page: Any, viewer: Viewer) -> None:
     assert page.locator("#timeline .tooltip").is_hidden()
 
 
-def test_frame_budget_names_the_culprit(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_frame_budget_names_the_culprit(browser: Any, tmp_path: Path) -> None:
     from support.tracebuild import make_trace
     from traceview.writer import write
 
@@ -265,7 +260,7 @@ def test_frame_budget_names_the_culprit(browser: Any, tmp_path: Path) -> None:  
     assert not errors, errors
 
 
-def test_cpu_only_axis_says_so(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_cpu_only_axis_says_so(browser: Any, tmp_path: Path) -> None:
     from traceview.synth import generate
     from traceview.writer import write
 
@@ -304,13 +299,13 @@ def test_names_and_colours(page: Any) -> None:
     assert not [t for t in off if t.startswith("-")]
     # a name with a find hit stays one piece with its ellipsis
     page.fill("#find", "a")
-    page.wait_for_timeout(200)
+    settle(page)
     lbl = page.locator("#tab-profile .pt-row.method .lbl").first
     assert lbl.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
     assert lbl.locator("mark").count() > 0
 
 
-def test_another_trace_starts_fresh(browser: Any, many: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_another_trace_starts_fresh(browser: Any, many: Path, tmp_path: Path) -> None:
     """Opening another trace leaves nothing of the old one: table scroll, selection bar."""
     from support.tracebuild import make_trace
     from traceview.writer import write

@@ -12,15 +12,14 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     fetch_json,
-    make_report,
     open_page,
-    report_answers,
     serving,
+    settle,
     shot,
     table_names,
 )
+from support.report_data import make_report, report_answers
 from support.tracebuild import make_trace
 from traceview.readers import load
 
@@ -81,15 +80,15 @@ def check_page(page: Any, labels: list[str], name: str) -> None:
     rows = page.locator("#tab-profile .pt-row.method")
     for k in range(rows.count()):
         rows.nth(k).locator(".twisty").click()
-    page.wait_for_timeout(300)
+    settle(page)
     for tab in ("flame", "topdown", "bottomup", "chart", "frames", "header", "profile"):
         page.click(f".tabs button[data-tab={tab}]")
-        page.wait_for_timeout(250)
+        settle(page)
         if tab == "header":
             text = page.locator("#tab-header").text_content() or ""
             assert EVIL_THREAD in text and QUOTE_THREAD in text
     page.fill("#find", "<img")
-    page.wait_for_timeout(200)
+    settle(page)
     assert all("<img" in s for s in table_names(page))
     shot(page, name)
     assert page.evaluate("window.__pwned") is None
@@ -98,7 +97,7 @@ def check_page(page: Any, labels: list[str], name: str) -> None:
     assert page.evaluate("document.querySelectorAll('script:not([type])').length") == 0
 
 
-def test_live_viewer_escapes_names(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_live_viewer_escapes_names(browser: Any, viewer: Viewer) -> None:
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors)
     labels = [str(s) for s in fetch_json(viewer, "/api/methods")["label"]]
@@ -107,7 +106,7 @@ def test_live_viewer_escapes_names(browser: Any, viewer: Viewer) -> None:  # noq
     assert not errors, errors
 
 
-def test_report_escapes_names(browser: Any, evil: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_report_escapes_names(browser: Any, evil: Path, tmp_path: Path) -> None:
     report = make_report(evil, tmp_path / "evil.html")
     html = report.read_text(encoding="utf-8")
     assert "<script>window['__pwned']" not in html

@@ -13,14 +13,12 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
-    make_report,
     open_page,
-    report_answers,
     serving,
     shot,
 )
 from support.corpus import corpus_path
+from support.report_data import make_report, report_answers
 
 pytestmark = pytest.mark.browser
 EASTERN = "easternhong-methodtrace/test.trace"
@@ -38,7 +36,7 @@ def _wait_hash(page: Any, *parts: str) -> str:
     return str(page.url)
 
 
-def test_link_reopens_the_view(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_link_reopens_the_view(browser: Any, viewer: Viewer) -> None:
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors, permissions=["clipboard-read", "clipboard-write"])
     page.wait_for_selector("#tab-profile .pt-row.method")
@@ -72,7 +70,7 @@ def test_link_reopens_the_view(browser: Any, viewer: Viewer) -> None:  # noqa: F
     assert not errors, errors
 
 
-def test_report_names_the_file_not_its_path(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_report_names_the_file_not_its_path(browser: Any, tmp_path: Path) -> None:
     """A report is sent around: it shows the trace's file name, and its local path is nowhere
     in it (it was in the header's source line)."""
     src = corpus_path(EASTERN)
@@ -89,7 +87,7 @@ def test_report_names_the_file_not_its_path(browser: Any, tmp_path: Path) -> Non
     assert not errors, errors
 
 
-def test_link_keeps_the_zoom(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_link_keeps_the_zoom(browser: Any, viewer: Viewer) -> None:
     """The timeline's zoom and the flame chart's zoomed frame come back from a link."""
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors)

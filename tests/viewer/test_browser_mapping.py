@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from support.browserkit import (
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
+    settle,
     shot,
     table_names,
 )
@@ -24,7 +24,7 @@ from traceview.writer import write
 pytestmark = pytest.mark.browser
 
 
-def test_original_names_and_obfuscated_tooltips(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_original_names_and_obfuscated_tooltips(browser: Any, tmp_path: Path) -> None:
     obf, mapping = obfuscate(generate(records=6000, threads=3, seed=4), "z")
     path = tmp_path / "obf.trace"
     write(obf, path)
@@ -43,7 +43,7 @@ def test_original_names_and_obfuscated_tooltips(browser: Any, tmp_path: Path) ->
         box = canvas.bounding_box()
         for frac in (0.1, 0.3, 0.5, 0.7, 0.9):
             page.mouse.move(box["x"] + box["width"] * frac, box["y"] + 8)
-            page.wait_for_timeout(150)
+            settle(page)
             if page.locator("#timeline .tooltip .tip-obf").is_visible():
                 break
         assert page.locator("#timeline .tooltip .tip-obf").is_visible()

@@ -4,21 +4,18 @@ precomputed show a short note instead of failing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.browserkit import (
-    browser,  # noqa: F401  (fixture)
     engine_ranking,
-    make_report,
-    open_page,
-    report_answers,
+    settle,
     shot,
     table_names,
 )
+from support.report_data import make_report, report_answers
 from traceview.readers import load
 
 pytestmark = pytest.mark.browser
@@ -38,13 +35,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def page(browser: Any, report: tuple[Path, Path]) -> Iterator[Any]:  # noqa: F811
-    errors: list[str] = []
-    pg = open_page(browser, report[1].as_uri(), errors)
-    pg.wait_for_selector("#tab-profile .pt-row.method")
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(report: tuple[Path, Path]) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the report, from file://."""
+    return report[1].as_uri()
 
 
 def inlined(page: Any, key: str) -> Any:
@@ -75,7 +68,7 @@ def test_report_views_work_offline(page: Any, report: tuple[Path, Path]) -> None
     if len(info["clocks"]) > 1:
         other = "wall" if clock == "cpu" else "cpu"
         page.click(f'#clock button[data-clock="{other}"]')
-        page.wait_for_timeout(200)
+        settle(page)
         assert table_names(page)[:10] == [
             labels[m] for m, _ in engine_ranking(report[0], other)[:10]
         ]
@@ -137,7 +130,7 @@ def test_report_offers_relations_only_where_it_holds_them(
     row.wait_for()
     assert row.locator(".twisty").text_content() == "·"
     row.locator(".twisty").click()
-    page.wait_for_timeout(200)
+    settle(page)
     assert "Not available" not in (page.locator("#tab-profile").text_content() or "")
 
 

@@ -13,12 +13,10 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import SHOTS, browser, open_page, serving
+from support.browserkit import open_page, serving, shot
 from support.tracebuild import make_trace
 from support.viewer_trace import viewer_trace
 from traceview.writer import write
-
-__all__ = ["browser"]
 
 pytestmark = pytest.mark.browser
 
@@ -98,8 +96,7 @@ def test_an_attacker_page_can_neither_switch_nor_read_nor_frame(
     page.goto(attacker)
     page.wait_for_function("window.results && window.results.done", timeout=20000)
     results = page.evaluate("window.results")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "attacker.png"))
+    shot(page, "attacker")
     page.close()
     assert results["read"] == "blocked"  # no CORS grant: the answer is unreadable
     assert results["preflighted"] == "blocked"  # the custom header needs a preflight: refused

@@ -11,7 +11,6 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
     shot,
@@ -27,7 +26,7 @@ def viewer() -> Iterator[Viewer]:
         yield v
 
 
-def test_top_bar_fits_1280(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_top_bar_fits_1280(browser: Any, viewer: Viewer) -> None:
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors)
     page.set_viewport_size({"width": 1280, "height": 800})
@@ -61,7 +60,7 @@ def test_top_bar_fits_1280(browser: Any, viewer: Viewer) -> None:  # noqa: F811
     assert not errors, errors
 
 
-def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:  # noqa: F811
+def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:
     errors: list[str] = []
     with serving(corpus_path("aosp-perflib/basic-api10.trace")) as v:
         page = open_page(browser, v.url, errors)
@@ -75,7 +74,7 @@ def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:  # noqa: 
     assert not errors, errors
 
 
-def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> None:
     """Item 8: the way down to the heaviest self time shrinks, the culprit's name does not."""
     errors: list[str] = []
     page = open_page(browser, viewer.url, errors)
@@ -93,7 +92,7 @@ def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> N
     assert not errors, errors
 
 
-def test_columns_and_names_resize_only_beside_busy(browser: Any, viewer: Viewer) -> None:  # noqa: F811
+def test_columns_and_names_resize_only_beside_busy(browser: Any, viewer: Viewer) -> None:
     """Items 8 and 12: the profile's columns and the thread names' column resize by dragging;
     "only" on hover sits beside the busy time, not over it."""
     errors: list[str] = []

@@ -13,7 +13,6 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     open_page,
     serving,
     shot,
@@ -53,7 +52,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:  # noqa: F811
+def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
     errors: list[str] = []
     pg = open_page(browser, viewer.url, errors)
     pg.set_viewport_size({"width": 1280, "height": 800})

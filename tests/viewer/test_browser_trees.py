@@ -13,7 +13,6 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     fetch_json,
     open_page,
     serving,
@@ -31,7 +30,7 @@ def viewer() -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:  # noqa: F811
+def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
     errors: list[str] = []
     pg = open_page(browser, viewer.url, errors)
     pg.set_viewport_size({"width": 1600, "height": 1000})

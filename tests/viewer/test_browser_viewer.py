@@ -14,11 +14,11 @@ import pytest
 
 from support.browserkit import (
     Viewer,
-    browser,  # noqa: F401  (fixture)
     engine_ranking,
     fetch_json,
     open_page,
     serving,
+    settle,
     shot,
     table_cells,
     table_names,
@@ -49,13 +49,9 @@ def viewer(demo: Path) -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:  # noqa: F811
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.wait_for_selector("#tab-profile .pt-row.method")
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(viewer: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return viewer.url
 
 
 def test_threads_and_table_match_the_engine(page: Any, viewer: Viewer, demo: Path) -> None:
@@ -87,7 +83,7 @@ def test_select_method_highlights_everywhere(page: Any) -> None:
     row = page.locator(f'#tab-profile .pt-row.method[data-method="{method}"]')
     assert "selected" in (row.get_attribute("class") or "")
     assert page.locator("#selection").text_content()
-    page.wait_for_timeout(300)
+    settle(page)
     shot(page, "viewer-selected")
 
 
@@ -96,7 +92,7 @@ def test_find_filters_and_marks(page: Any, viewer: Viewer) -> None:
     first = table_names(page)[0]
     needle = first.split(".")[-1].split(" ")[0][:5].upper()
     page.fill("#find", needle)
-    page.wait_for_timeout(200)
+    settle(page)
     names = table_names(page)
     assert names and all(needle.lower() in n.lower() for n in names)
     assert page.locator("#tab-profile mark").count() > 0
@@ -109,7 +105,7 @@ def test_find_filters_and_marks(page: Any, viewer: Viewer) -> None:
     assert page.locator("#tab-profile .pt-row.method.selected").count() == 1
     shot(page, "viewer-find")
     page.press("#find", "Escape")
-    page.wait_for_timeout(100)
+    settle(page)
     assert len(table_names(page)) >= len(names)
 
 
@@ -145,18 +141,18 @@ def test_range_and_threads_reaggregate(page: Any) -> None:
         page.mouse.move(canvas["x"] + canvas["width"] * 0.4, y, steps=4)
         page.mouse.up()
     assert page.locator("#range").is_visible()
-    page.wait_for_timeout(300)
+    settle(page)
     assert table_cells(page, 0) != before
     shot(page, "viewer-range")
     page.click("#range-clear")  # the whole-trace answer is cached: no new request
-    page.wait_for_timeout(200)
+    settle(page)
     assert table_cells(page, 0) == before
     assert page.locator("#range").is_hidden()
     with page.expect_request(re.compile(r"/api/profile\?.*threads=")):
         page.locator("#timeline .tl-label input").first.uncheck()
     assert page.locator("#threads-chip").is_visible()
     page.click("#threads-chip .chip-btn")  # back to every thread
-    page.wait_for_timeout(200)
+    settle(page)
     assert page.locator("#threads-chip").is_hidden()
     assert table_cells(page, 0) == before
 
@@ -168,7 +164,7 @@ def test_clock_switch(page: Any, viewer: Viewer, demo: Path) -> None:
     other = "wall" if info["default_clock"] == "cpu" else "cpu"
     with page.expect_response(re.compile(rf"/api/profile\?clock={other}")):
         page.click(f'#clock button[data-clock="{other}"]')
-    page.wait_for_timeout(200)
+    settle(page)
     methods = fetch_json(viewer, "/api/methods")
     want = [methods["label"][m] for m, _ in engine_ranking(demo, other)[:10]]
     assert table_names(page)[:10] == want
@@ -190,7 +186,7 @@ def test_every_tab_renders(page: Any, viewer: Viewer) -> None:
     page.click(".tabs button[data-tab=bottomup]")
     page.wait_for_selector("#tab-bottomup .ct-row")
     page.click(".tabs button[data-tab=chart]")
-    page.wait_for_timeout(300)
+    settle(page)
     shot(page, "viewer-chart")
     page.click(".tabs button[data-tab=frames]")
     page.wait_for_selector("#tab-frames .fr-row.head")
@@ -202,7 +198,7 @@ def test_every_tab_renders(page: Any, viewer: Viewer) -> None:
     shot(page, "viewer-header")
     page.click("#theme")
     page.click(".tabs button[data-tab=profile]")
-    page.wait_for_timeout(300)
+    settle(page)
     shot(page, "viewer-dark")
     page.click("#theme")
 
@@ -215,18 +211,18 @@ def test_timeline_zoom_pan_and_tooltip(page: Any) -> None:
     page.keyboard.down("Control")  # Ctrl+wheel zooms; the wheel alone scrolls the rows
     page.mouse.wheel(0, -600)
     page.keyboard.up("Control")
-    page.wait_for_timeout(200)
+    settle(page)
     after = page.evaluate("window.traceview.views.timeline.view.slice()")
     assert after[1] - after[0] < before[1] - before[0]
     page.keyboard.press("d")
     panned = page.evaluate("window.traceview.views.timeline.view.slice()")
     assert panned[0] > after[0]
     page.dblclick("#timeline .tl-axis")
-    page.wait_for_timeout(100)
+    settle(page)
     assert page.evaluate("window.traceview.views.timeline.view.slice()") == before
     for frac in (0.1, 0.3, 0.5, 0.7):
         page.mouse.move(box["x"] + box["width"] * frac, box["y"] + 8)
-        page.wait_for_timeout(150)
+        settle(page)
         if page.locator("#timeline .tooltip").is_visible():
             break
     assert page.locator("#timeline .tooltip").is_visible()
@@ -244,7 +240,7 @@ def test_timeline_zoom_pan_and_tooltip(page: Any) -> None:
         assert page.evaluate(heights) != h0
 
 
-def test_open_another_trace(browser: Any, demo: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_open_another_trace(browser: Any, demo: Path, tmp_path: Path) -> None:
     from support.tracebuild import make_trace
     from traceview.writer import write
 
@@ -343,7 +339,7 @@ def test_sort_by_any_column(page: Any, viewer: Viewer) -> None:
     key = "excl_wall_us" if cols["excl_wall_us"] is not None else "excl_cpu_us"
     header = "excl_wall" if key == "excl_wall_us" else "excl_cpu"
     page.click(f'#tab-profile .pt-hcell[data-col="{header}"]')
-    page.wait_for_timeout(100)
+    settle(page)
     top = max(cols[key])
     col = page.locator("#tab-profile .pt-hcell").all_text_contents()
     at = next(
@@ -353,7 +349,7 @@ def test_sort_by_any_column(page: Any, viewer: Viewer) -> None:
     )
     assert float(table_cells(page, 0)[at]) == pytest.approx(top / 1000, abs=1e-3)
     page.click(f'#tab-profile .pt-hcell[data-col="{header}"]')  # again: reversed
-    page.wait_for_timeout(100)
+    settle(page)
     assert float(table_cells(page, 0)[at]) == pytest.approx(min(cols[key]) / 1000, abs=1e-3)
     page.click('#tab-profile .pt-hcell[data-col="name"]')
     names = table_names(page)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.browserkit import keyed, report_answers, report_entries, request_key
+from support.report_data import keyed, report_answers, report_entries, request_key
 from support.tracebuild import make_trace
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.analysis.session import Session

@@ -7,8 +7,8 @@ import json
 import pytest
 
 import traceview
-from support.browserkit import keyed
 from support.corpus import corpus_files
+from support.report_data import keyed
 from support.tracebuild import make_trace
 from traceview.analysis.session import Session
 from traceview.exporters.jsonshape import encode

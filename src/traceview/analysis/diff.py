@@ -23,10 +23,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.significance import Change, compare, dof, t_quantile
+from traceview.analysis.paths import Forest, Frame
+from traceview.analysis.significance import STATES, Change, compare, critical, dof, judge
 from traceview.analysis.view import View
 
 F64 = npt.NDArray[np.float64]
+I8 = npt.NDArray[np.int8]
 Bools = npt.NDArray[np.bool_]
 Key = tuple[str, str, str]  # class, method name, signature
 RESOLUTION_NS = 1000.0  # the traces' timer resolution (1 µs): the floor of a run-to-run σ̂
@@ -65,7 +67,9 @@ class MethodDiff:
     """Per-method comparison, one row per method seen on either side, sorted by key.
     `on_base`/`on_cand`: called in at least one run of that side; `incl`/`excl`: the
     `Change` of the inclusive/exclusive ns on the diff's clock; `calls`: of the call counts
-    (recursive ones included); `gated`: the thresholds apply; `status`: one of `STATUSES`."""
+    (recursive ones included); `gated`: the thresholds apply; `status`: one of `STATUSES`
+    (the gate's word); `state`: an index into `significance.STATES` (new / gone only for
+    absence, slower / faster past the thresholds and the spread, noise otherwise)."""
 
     class_name: tuple[str, ...]
     name: tuple[str, ...]
@@ -77,9 +81,14 @@ class MethodDiff:
     calls: Change
     gated: Bools
     status: tuple[str, ...]
+    state: I8
 
     def __len__(self) -> int:
         return len(self.name)
+
+    def state_name(self, row: int) -> str:
+        """The state word of `row`: new, gone, slower, faster or noise."""
+        return STATES[int(self.state[row])]
 
     def full_name(self, row: int) -> str:
         """`class.method` (no signature)."""
@@ -109,8 +118,9 @@ class ThreadDiff:
 @dataclass(frozen=True, eq=False)
 class DiffView:
     """A finished comparison: what the `diff` exporters render. `baseline`/`candidate` name
-    the runs (their files); `clock` the clock of every number; `critical` the one-sided t
-    quantile at `thresholds.confidence` (None with one run per side: no spread known)."""
+    the runs (their files); `clock` the clock of every number; `critical` the one-sided critical
+    t at `thresholds.confidence` (`significance.critical`; None with one run per side: no
+    spread known)."""
 
     baseline: tuple[str, ...]
     candidate: tuple[str, ...]
@@ -156,7 +166,9 @@ class DiffView:
 class Run:
     """What a comparison keeps of one run (`summarise(view)`), so a caller can let the trace
     go before opening the next: per called method its key and inclusive, exclusive ns on
-    `clock` and calls; per selected thread its name, total ns and calls."""
+    `clock` and calls; per selected thread its name ("main" for the session's main thread),
+    total ns and calls; whether the run is `sampled`; and, for a comparison of call paths
+    (`analysis.compare`), its merged trees as one `forest` over its `frames`."""
 
     source: str
     clock: str
@@ -167,6 +179,9 @@ class Run:
     thread_names: list[str]
     thread_total: F64
     thread_calls: F64
+    sampled: bool = False
+    forest: Forest | None = None
+    frames: tuple[Frame, ...] = ()
 
 
 def summarise(view: View) -> Run:
@@ -175,17 +190,31 @@ def summarise(view: View) -> Run:
     prof, me, clock = view.profile(), view.methods, view.query.clock
     rows = np.flatnonzero(prof.calls + prof.recursive_calls)
     th = view.trace.threads
+    main = view.session.main_thread()
     return Run(
         source=view.trace.source or "-",
         clock=clock,
-        keys=[(me.class_name[m], me.name[m], me.signature[m]) for m in rows.tolist()],
+        keys=[method_key(me.class_name[m], me.name[m], me.signature[m]) for m in rows.tolist()],
         incl=prof.incl[clock][rows].astype(np.float64),
         excl=prof.excl[clock][rows].astype(np.float64),
         calls=(prof.calls + prof.recursive_calls)[rows].astype(np.float64),
-        thread_names=[th.label(t) for t in prof.threads],
+        thread_names=[thread_key(th.label(t), t == main) for t in prof.threads],
         thread_total=prof.thread_total[clock].astype(np.float64),
         thread_calls=prof.thread_calls.astype(np.float64),
+        sampled=bool(view.trace.header.sampled),
     )
+
+
+def method_key(class_name: str, name: str, signature: str) -> Key:
+    """A method's identity across runs: class (dotted: Dalvik writes `a/b/C`, ART `a.b.C`),
+    name and signature, as the query shows them (after renaming)."""
+    return (class_name.replace("/", "."), name, signature)
+
+
+def thread_key(label: str, main: bool) -> str:
+    """A thread's identity across runs: its name, "main" for the session's main thread
+    (`Session.main_thread`: named main, else the process's, else thread 1...)."""
+    return "main" if main else label
 
 
 def diff(
@@ -204,18 +233,25 @@ def diff(
     if len(clocks) != 1:
         raise ValueError(f"the runs are not on one clock ({', '.join(sorted(clocks))})")
     clock = clocks.pop()
-    critical = t_quantile(th.confidence, dof(len(base), len(cand)))
+    crit = critical(th.confidence, len(base), len(cand))
     notes = []
-    if critical is None:
+    if crit is None:
         notes.append("one run per side: no run-to-run spread is known; the threshold alone decides")
+    kinds = {r.sampled for r in base}, {r.sampled for r in cand}
+    if kinds[0] != kinds[1] or len(kinds[0]) > 1:
+        notes.append(
+            "sampled and instrumented runs are compared: a sampled run's times are estimates "
+            "(a short method can show 0 although it was called), an instrumented run's are "
+            "measured with its overhead"
+        )
     return DiffView(
         baseline=tuple(r.source for r in base),
         candidate=tuple(r.source for r in cand),
         clock=clock,
         thresholds=th,
-        critical=critical,
-        methods=_methods(base, cand, critical, th),
-        threads=_threads(base, cand, critical),
+        critical=crit,
+        methods=_methods(base, cand, crit, th),
+        threads=_threads(base, cand, crit),
         notes=tuple(notes),
     )
 
@@ -280,6 +316,7 @@ def _methods(
     ch = changes[th.metric]
     gated = chosen & (np.maximum(ch.base, ch.cand) >= th.min_time_ns)
     status = _status(ch, on_base, on_cand, gated, th.fail_above)
+    state = judge(ch, on_base, on_cand, gated, th.fail_above)
     return MethodDiff(
         class_name=tuple(k[0] for k in keys),
         name=tuple(k[1] for k in keys),
@@ -291,6 +328,7 @@ def _methods(
         calls=changes["calls"],
         gated=gated,
         status=status,
+        state=state,
     )
 
 

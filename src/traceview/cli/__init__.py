@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "convert": "write the trace as another variant",
     "report": "write the viewer as one self-contained HTML file",
     "diff": "compare runs: per-method changes, a regression gate for CI",
+    "compare": "compare runs in the web viewer: Diff tab, differential flame graph, timelines",
     "export": "write folded stacks, SVG flame graph, Chrome, speedscope, pprof, Parquet",
     "demo": "open the bundled demo trace in the viewer",
     "dmtracedump": "dmtracedump's reports: profile, -h HTML, -o dump, -g graph, -d diff",

@@ -1,4 +1,6 @@
-"""`traceview report TRACE [-o report.html] [--budget-mb 20]`: the viewer as one HTML file.
+"""`traceview report TRACE [-o report.html] [--budget-mb 20]`: the viewer as one HTML file;
+with `--vs NEW...` the viewer in compare mode (`viewer/compare_report.py`: the Diff tab, the
+differential flame graph, both timelines), TRACE the baseline.
 
 The page works from file:// and offline: the viewer's own assets and the precomputed answers
 are inlined (`viewer/report.py`). Views that need a new computation show a note.
@@ -9,9 +11,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from traceview.analysis.query import Rename
+from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.cli import options
+from traceview.cli.options import CliError
 from traceview.exporters import get
+from traceview.viewer import compare_report
+from traceview.viewer.comparing import Sides
 
 FLAGS = {"budget_bytes": "--budget-mb"}
 
@@ -34,6 +41,15 @@ def parser() -> argparse.ArgumentParser:
     options.add_mapping(p)
     p.add_argument("-o", "--output", help="output file (default: TRACE name + .html)")
     p.add_argument(
+        "--vs",
+        nargs="+",
+        metavar="NEW",
+        help="compare TRACE (the baseline) with these runs: the compare viewer's page",
+    )
+    p.add_argument(
+        "--vs-mapping", metavar="FILE", help="the candidates' mapping.txt (default: --mapping)"
+    )
+    p.add_argument(
         "--budget-mb",
         dest="budget_bytes",
         type=megabytes,
@@ -43,6 +59,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _compare_report(
+    base: Session, rename: Rename | None, args: argparse.Namespace, out: str, budget: int
+) -> None:
+    """The compare page of `base` against the runs of `--vs`."""
+    cand = [options.open_trace(path, args) for path in args.vs]
+    if set(base.clocks).isdisjoint(cand[0].clocks):
+        raise CliError("the two sides share no clock: they cannot be compared")
+    rename_cand = options.rename(args.vs_mapping, cand[0]) if args.vs_mapping else None
+    sides = Sides((base,), tuple(cand), rename=rename, rename_cand=rename_cand)
+    with options.output(out) as stream:
+        compare_report.export(sides, stream, budget)
+
+
 def main(argv: list[str]) -> int:
     """Write the report; 0 on success."""
     args = parser().parse_args(argv)
@@ -50,8 +79,11 @@ def main(argv: list[str]) -> int:
     fmt = get("report")
     opts = options.format_options("report", fmt, args, FLAGS)
     session = options.open_trace(args.trace, args)
-    view = View(session, session.query(rename=options.rename(args.mapping, session)))
-    options.write(fmt, view, out, opts)
+    rename = options.rename(args.mapping, session)
+    if args.vs:
+        _compare_report(session, rename, args, out, opts.budget_bytes)
+    else:
+        options.write(fmt, View(session, session.query(rename=rename)), out, opts)
     if out != "-":
         size = Path(out).stat().st_size
         print(f"traceview: wrote {out} ({size / (1 << 20):.1f} MB)")

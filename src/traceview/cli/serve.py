@@ -3,7 +3,7 @@ trace service (service/routes.py) under uvicorn, on 127.0.0.1:8192 unless told o
 
 Storage lives under `--data` (default: the user's data directory, service/store.py); sizes are
 bytes or a number with K/M/G (`500M`, `2G`); `--token` (or `TRACEVIEW_TOKEN`) guards upload
-and delete.
+and delete; `--client-timeout` and `--min-rate` bound how long a client may stall.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from traceview.cli.view import allowed_hosts, bind, url_for
 from traceview.service.probe import Limits
 from traceview.service.sessions import BUDGET
 from traceview.service.store import default_data_dir
+from traceview.viewer.guard import Timeouts, head_deadline
 
 
 def parser() -> argparse.ArgumentParser:
@@ -59,6 +60,19 @@ def parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="address space one upload's check may use",
     )
+    p.add_argument(
+        "--client-timeout",
+        type=float,
+        default=Timeouts().head,
+        metavar="S",
+        help="seconds a request head may take, and an upload may pause (default 30)",
+    )
+    p.add_argument(
+        "--min-rate",
+        default="10K",
+        metavar="SIZE",
+        help="bytes per second an upload must average once paused that long (default 10K)",
+    )
     return p
 
 
@@ -75,6 +89,10 @@ def main(argv: list[str]) -> int:
         raise options.CliError(f"not a port: {args.port} (0-65535)")
     if not args.analysis_timeout > 0:
         raise options.CliError(f"--analysis-timeout must be positive: {args.analysis_timeout}")
+    if not args.client_timeout > 0:
+        raise options.CliError(f"--client-timeout must be positive: {args.client_timeout}")
+    rate = options.size_bytes(args.min_rate)  # per second
+    timeouts = Timeouts(head=args.client_timeout, idle=args.client_timeout, rate=rate)
     max_upload = options.size_bytes(args.max_upload)
     data = Path(args.data) if args.data else default_data_dir()
     try:
@@ -91,6 +109,7 @@ def main(argv: list[str]) -> int:
         limits=Limits(
             seconds=args.analysis_timeout, memory=options.size_bytes(args.analysis_memory)
         ),
+        timeouts=timeouts,
     )
     app = create_service(store, allowed_hosts(args.host, args.allow_host), config)
     try:
@@ -100,7 +119,13 @@ def main(argv: list[str]) -> int:
         raise options.CliError(f"cannot listen on {where}: {exc.strerror}") from None
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            http=head_deadline(timeouts.head),  # uvicorn keeps a half-sent head open forever
+        )
     )
     bound = sock.getsockname()[0]
     if bound not in ("127.0.0.1", "::1"):

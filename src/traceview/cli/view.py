@@ -15,6 +15,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -24,6 +25,7 @@ from traceview.cli import options
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.viewer.app import LOCAL_HOSTS, create_app
+from traceview.viewer.guard import Timeouts, head_deadline
 
 PHASES = ("reading", "building calls", "ready")
 
@@ -119,14 +121,10 @@ def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
     release_freed_memory()  # a server: big temporaries leave the process once freed
-    import uvicorn
-
     err = Console(stderr=True)
     rename = options.rename(args.mapping)
     session = load_with_progress(args.trace, err, args)
     sock = bind(args.host, args.port)
-    port = sock.getsockname()[1]
-    url = url_for(args.host, port)
 
     def reopen(pick: int) -> Session:  # another process of the same ANR report
         chosen = argparse.Namespace(**{**vars(args), "process": f"#{pick}"})
@@ -138,14 +136,31 @@ def main(argv: list[str]) -> int:
         rename=rename,
         reopen=reopen if session.trace.header.processes and args.trace != "-" else None,
     )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
     t = session.trace
     print(
         f"traceview: {printable(args.trace)}: {len(t.events)} records, {len(session.calls)} calls, "
         f"{len(t.threads)} threads",
         flush=True,
     )
+    run(app, sock, args)
+    return 0
+
+
+def run(app: Any, sock: socket.socket, args: argparse.Namespace) -> None:
+    """Serve `app` on `sock` until Ctrl-C: print the URL and open a browser (`--no-browser`
+    not given) when there is a display, else say how to open it."""
+    import uvicorn
+
+    port = sock.getsockname()[1]
+    url = url_for(args.host, port)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        http=head_deadline(Timeouts().head),  # a half-sent request head is not kept open
+    )
+    server = uvicorn.Server(config)
     bound = sock.getsockname()[0]
     if bound not in ("127.0.0.1", "::1"):
         print(f"traceview: listening on {bound}:{port} (not only this machine)", flush=True)
@@ -161,4 +176,3 @@ def main(argv: list[str]) -> int:
         pass
     finally:
         sock.close()
-    return 0

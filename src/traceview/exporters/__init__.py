@@ -199,6 +199,13 @@ REGISTRY: dict[str, tuple[str, tuple[str, ...], bool, SubjectKind, str]] = {
         "runs",
         "comparison of runs as Markdown",
     ),
+    "diff-svg": (
+        "traceview.exporters.diffsvg",
+        (".svg",),
+        False,
+        "runs",
+        "comparison of runs as an interactive differential flame graph (standalone SVG)",
+    ),
 }
 
 

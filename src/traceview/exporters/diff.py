@@ -13,7 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
+from traceview.exporters.diffpaths import changed_paths, path_lines, paths_of
 from traceview.model import printable
 
 NAME = "diff"
@@ -31,12 +33,14 @@ class Options:
     limit: int | None = None
 
 
-def percent(rel: float) -> str:
-    """A relative change as `+30.0 %` (`new` for +inf, `gone` for -inf, `-` for NaN)."""
+def percent(rel: float, on_base: bool = True) -> str:
+    """A relative change as `+30.0 %`, `-` for NaN (0 on both sides). An infinite change (a
+    zero baseline) reads `new` only when the row is absent from the baseline (`on_base`
+    False), else `from 0`: a method called in a sampled run can show no time at all."""
     if math.isnan(rel):
         return "-"
     if math.isinf(rel):
-        return "new" if rel > 0 else "gone"
+        return "from 0" if on_base else "new"
     return f"{100 * rel:+.1f} %"
 
 
@@ -57,7 +61,7 @@ def gate_text(dv: DiffView) -> str:
         return text + " (one run per side: no run-to-run spread known)"
     return (
         f"{text} and beyond the run-to-run spread at {100 * th.confidence:g} % confidence "
-        f"(t > {dv.critical:.3f}, {dv.dof} degrees of freedom)"
+        f"(t > {dv.critical:.3f} for {len(dv.baseline)} + {len(dv.candidate)} runs)"
     )
 
 
@@ -65,8 +69,9 @@ def verdict(dv: DiffView, row: int) -> str:
     """Why a method has its status, in one line (e.g. a JUnit failure message)."""
     m, th = dv.methods, dv.thresholds
     ch = m.change(th.metric)
+    rel = percent(float(ch.rel[row]), bool(m.on_base[row]))
     line = (
-        f"{METRIC_WORDS[th.metric]} {dv.clock} time {percent(float(ch.rel[row]))} "
+        f"{METRIC_WORDS[th.metric]} {dv.clock} time {rel} "
         f"({ms(ch.base[row])} ms -> {ms(ch.cand[row])} ms, {float(ch.delta[row]) / 1e6:+,.3f} ms)"
     )
     if ch.known:
@@ -146,12 +151,12 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
             ms(ch.base[i]),
             ms(ch.cand[i]),
             f"{float(ch.delta[i]) / 1e6:+,.3f}",
-            percent(float(ch.rel[i])),
+            percent(float(ch.rel[i]), bool(m.on_base[i])),
             t,
         ]
         if wide:
             cells += [
-                percent(float(oc.rel[i])),
+                percent(float(oc.rel[i]), bool(m.on_base[i])),
                 f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}",
             ]
         name = Text(printable(m.full_name(i)))
@@ -161,6 +166,7 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     console.print(table)
     if more:
         console.print(Text(f"({more} more rows: --limit 0 shows all)"))
+    _paths_text(dv, console, options.limit)
     th = dv.threads
     tt = Table(title=f"Threads: {dv.clock} time, ms", header_style="bold", expand=False)
     for head in ("Base", "Cand", "Δ", "t", "Calls"):
@@ -172,7 +178,7 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
         tt.add_row(
             ms(tot.base[i]),
             ms(tot.cand[i]),
-            percent(float(tot.rel[i])),
+            percent(float(tot.rel[i]), bool(th.on_base[i])),
             t,
             f"{th.calls.base[i]:g} → {th.calls.cand[i]:g}",
             Text(printable(th.name[i])),
@@ -181,3 +187,42 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
     for note in dv.notes:
         console.print(Text(f"note: {printable(note)}"))
     console.print(Text(summary(dv)))
+
+
+def _paths_text(dv: DiffView, console: Any, limit: int | None) -> None:
+    """The changed call paths as a table (a comparison of methods alone has none)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    paths = paths_of(dv)
+    if not isinstance(dv, Comparison) or paths is None:
+        return
+    rows, more = changed_paths(dv, paths, limit)
+    metric = dv.thresholds.metric
+    title = f"Call paths: median {METRIC_WORDS[metric]} {dv.clock} time, ms"
+    table = Table(title=title, header_style="bold", expand=False)
+    table.add_column("State", no_wrap=True)
+    for head in ("Base", "Cand", "Δ ms", "Δ", "t", "Inclusive"):
+        table.add_column(head, justify="right", no_wrap=True)
+    table.add_column("Path", overflow="fold", min_width=24)
+    ch = paths.change(metric)
+    for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
+        t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
+        word = paths.state_name(i)
+        table.add_row(
+            word,
+            ms(ch.base[i]),
+            ms(ch.cand[i]),
+            f"{float(ch.delta[i]) / 1e6:+,.3f}",
+            percent(float(ch.rel[i]), bool(paths.on_base[i])),
+            t,
+            f"{ms(paths.incl.base[i])} → {ms(paths.incl.cand[i])}",
+            Text(printable(text)),
+            style={"slower": "red", "faster": "blue", "new": "red", "gone": "blue"}.get(word, ""),
+        )
+    if rows:
+        console.print(table)
+    else:
+        console.print(Text("Call paths: no path changed beyond the thresholds"))
+    if more:
+        console.print(Text(f"({more} more paths: --limit 0 shows all)"))

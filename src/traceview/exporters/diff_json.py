@@ -7,9 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
 from traceview.analysis.significance import Change
 from traceview.exporters.diff import counts
+from traceview.exporters.diffpaths import path_json, paths_of
 from traceview.exporters.jsonshape import dumps, us1
 from traceview.model import visible
 
@@ -64,6 +66,7 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
                 "on_candidate": bool(m.on_cand[i]),
                 "incl": change_json(m.incl, i),
                 "excl": change_json(m.excl, i),
+                "state": m.state_name(i),
                 "calls": change_json(m.calls, i, unit_us=False),
             }
         )
@@ -79,6 +82,11 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         for i in range(len(t))
     ]
     c = counts(dv)
+    extra: dict[str, Any] = {}
+    paths = paths_of(dv)
+    if isinstance(dv, Comparison) and paths is not None:
+        rows, left_out = path_json(dv, paths, th.min_time_ns)
+        extra = {"paths": rows, "paths_left_out": left_out}
     return {
         "clock": dv.clock,
         "baseline": [visible(s) for s in dv.baseline],
@@ -92,7 +100,8 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         },
         "statistic": {
             "spread": "1.4826 * MAD",
-            "test": "one-sided t on the change of medians (pooled robust spread)",
+            "test": "one-sided t on the change of medians (pooled robust spread), critical "
+            "value: its quantile for normal noise with as many runs",
             "spread_known": dv.spread_known,
             "degrees_of_freedom": dv.dof,
             "critical_t": round(dv.critical, 6) if dv.critical is not None else None,
@@ -108,6 +117,7 @@ def diff_json(dv: DiffView) -> dict[str, Any]:
         ],
         "methods": methods,
         "threads": threads,
+        **extra,
         "notes": [visible(n) for n in dv.notes],
     }
 

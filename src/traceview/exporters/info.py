@@ -1,8 +1,9 @@
 """The `info` format: what a trace file is and what the reader and the engine repaired —
-variant, version, clock, VM, pid, start, duration, records, threads with their record counts,
-methods declared and used, every option of the key section, an Android 16 dump's axis, end and
-monotonic offset and the processes of an ANR report, diagnostics — as aligned text
-(`summary` holds the facts; `exporters/info_json.py` writes them as JSON)."""
+variant, version, clock, VM, pid, start, duration, records, the sampled event types (a
+simpleperf recording), threads with their record counts, methods declared and used, every
+option of the key section, an Android 16 dump's axis, end and monotonic offset and the
+processes of an ANR report, diagnostics — as aligned text (`summary` holds the facts;
+`exporters/info_json.py` writes them as JSON)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ def summary(view: View) -> dict[str, object]:
         "sampled": h.sampled,
         "sampling_interval_us": h.sampling_interval_us,
         "entry_format": h.entry_format,
+        "event_types": [visible(e) for e in h.event_types],
         "threads": threads,
         "methods": {
             "declared": int(np.count_nonzero(trace.methods.declared)),
@@ -122,6 +124,10 @@ def render_text(info: dict[str, object]) -> str:
     if info["sampled"]:
         interval = info["sampling_interval_us"]
         lines.append(f"sampled     yes, interval ~{interval} µs: numbers are estimates")
+    events = info["event_types"]
+    if events:
+        assert isinstance(events, list)
+        lines.append(f"events      {printable(', '.join(events))} (simpleperf event types)")
     if info["entry_format"] and info["variant"] != "low-overhead":
         lines.append(f"V2 entries  {info['entry_format']}")
     methods = info["methods"]

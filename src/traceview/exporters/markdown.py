@@ -10,8 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import IO, Any
 
+from traceview.analysis.compare import Comparison
 from traceview.analysis.diff import DiffView
 from traceview.exporters.diff import METRIC_WORDS, gate_text, ms, percent, shown_rows, summary
+from traceview.exporters.diffpaths import changed_paths, path_lines, paths_of
 from traceview.model import printable
 
 NAME = "diff-markdown"
@@ -61,7 +63,8 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
         for i in rows:
             status = f"**{m.status[i]}**" if m.status[i] == "regression" else m.status[i]
             t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
-            change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({percent(float(ch.rel[i]))})"
+            rel = percent(float(ch.rel[i]), bool(m.on_base[i]))
+            change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({rel})"
             name = md(f"{m.full_name(i)} {m.signature[i]}")
             calls = f"{m.calls.base[i]:g} → {m.calls.cand[i]:g}"
             lines.append(
@@ -71,6 +74,7 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
         if more:
             lines += ["", f"{more} more rows (`--limit 0` shows all)."]
         lines.append("")
+    lines += _paths(dv, options.limit)
     th = dv.threads
     if len(th):
         lines += [
@@ -81,11 +85,45 @@ def export(dv: DiffView, out: IO[Any], options: Options) -> None:
         ]
         for i in range(len(th)):
             tot = th.total
+            rel = percent(float(tot.rel[i]), bool(th.on_base[i]))
             lines.append(
                 f"| {md(th.name[i])} | {ms(tot.base[i])} | {ms(tot.cand[i])} "
-                f"| {percent(float(tot.rel[i]))} | {th.calls.base[i]:g} → {th.calls.cand[i]:g} |"
+                f"| {rel} | {th.calls.base[i]:g} → {th.calls.cand[i]:g} |"
             )
         lines += ["", "</details>", ""]
     for note in dv.notes:
         lines += [f"> {md(note)}", ""]
     out.write("\n".join(lines))
+
+
+def _paths(dv: DiffView, limit: int | None) -> list[str]:
+    """The changed call paths, largest change first: where in the call tree time moved."""
+    paths = paths_of(dv)
+    if not isinstance(dv, Comparison) or paths is None:
+        return []
+    rows, more = changed_paths(dv, paths, limit)
+    if not rows:
+        return ["No call path changed beyond the thresholds.", ""]
+    metric = dv.thresholds.metric
+    w = METRIC_WORDS[metric]
+    ch = paths.change(metric)
+    lines = [
+        f"#### Where in the call tree ({w} time per call path)",
+        "",
+        f"| State | Call path | Baseline {w} ms | Candidate {w} ms | Change | t | Inclusive ms |",
+        "|---|---|--:|--:|--:|--:|--:|",
+    ]
+    for i, text in zip(rows, path_lines(dv, paths, rows), strict=True):
+        word = paths.state_name(i)
+        state = f"**{word}**" if word in ("slower", "new") else word
+        t = f"{float(ch.t[i]):.1f}" if ch.known and math.isfinite(ch.t[i]) else "-"
+        rel = percent(float(ch.rel[i]), bool(paths.on_base[i]))
+        change = f"{float(ch.delta[i]) / 1e6:+,.3f} ms ({rel})"
+        incl = f"{ms(paths.incl.base[i])} → {ms(paths.incl.cand[i])}"
+        lines.append(
+            f"| {state} | {md(text)} | {ms(ch.base[i])} | {ms(ch.cand[i])} | {change} | {t} "
+            f"| {incl} |"
+        )
+    if more:
+        lines += ["", f"{more} more paths (`--limit 0` shows all)."]
+    return [*lines, ""]

@@ -126,9 +126,16 @@ def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Tab
         table.add_row(
             *[fmt(r[key]) for _, key in cols],
             f"{r['calls']}+{r['recursive_calls']}",
-            Text(printable(f"{r['class']}.{r['name']} {r['signature']}")),
+            Text(printable(_label(r))),
         )
     return table
+
+
+def _label(r: dict[str, Any]) -> str:
+    """`class.method signature`, as `MethodTable.label` writes it (a row without a method
+    name, e.g. a native simpleperf frame, is its class text alone)."""
+    full = f"{r['class']}.{r['name']}" if r["name"] else r["class"]
+    return f"{full} {r['signature']}" if r["signature"] else full
 
 
 def rows(view: View, sort: str | None, limit: int | None) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ Variant = Literal[
     "v2",  # SLOW 4/5 (ART V2, file mode)
     "v2-streaming",  # SLOW 0xF4/0xF5
     "low-overhead",  # Android 16 low-overhead dump, either mode (no header)
+    "simpleperf",  # simpleperf report-sample protobuf records (Studio's "Callstack sample")
 ]
 
 Clock = Literal["thread-cpu", "wall", "dual", "global"]
@@ -47,6 +48,8 @@ class Header:
     reader's guess that the trace was recorded by sampling (format.md §1.9), and
     `sampling_interval_us` its estimate of the interval (None when instrumented or unknown).
     `entry_format` names the V2 entry-block generation (alpha/beta/gamma) or None.
+    `event_types` are the events a simpleperf recording sampled (`cpu-clock`,
+    `sched:sched_switch`, ...; empty for ART traces).
 
     `axis` is "time" for every trace with times; "order" when the file records none (an
     Android 16 all-methods dump): the wall column then holds, per event, the number of calls
@@ -73,6 +76,7 @@ class Header:
     sampled: bool = False
     sampling_interval_us: float | None = None
     entry_format: str | None = None
+    event_types: tuple[str, ...] = ()
     axis: Axis = "time"
     end_ns: int | None = None
     monotonic_offset_ns: int | None = None

@@ -46,6 +46,7 @@ class About:
     sampling_interval_us: float | None = None
     entry_format: str | None = None
     records_where: str | None = None  # checked against num-method-calls when set
+    event_types: tuple[str, ...] = ()
     axis: Axis = "time"
     end_ns: int | None = None
     monotonic_offset_ns: int | None = None
@@ -128,6 +129,7 @@ def assemble(
         sampled=about.sampled,
         sampling_interval_us=about.sampling_interval_us,
         entry_format=about.entry_format,
+        event_types=about.event_types,
         axis=about.axis,
         end_ns=about.end_ns,
         monotonic_offset_ns=about.monotonic_offset_ns,

@@ -2,11 +2,12 @@
 
 Only the bytes decide (never the file name). Every variant module answers `sniff(head)`;
 `choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
-file mode starts with summary text). Recognised non-ART formats (simpleperf, Perfetto,
-systrace/atrace, Chrome JSON, an Android 16 low-overhead dump whose first block does not
-read) raise `NotATraceError` naming them (ANR reports and bugreport zips, which may carry
-low-overhead dumps, have their reader: `lowoverhead/anr.py`); anything else names its first
-bytes and the variants tried.
+file mode starts with summary text; simpleperf last, its headerless form being the loosest
+test). Recognised other formats (Perfetto, systrace/atrace, Chrome JSON, an Android 16
+low-overhead dump whose first block does not read) raise `NotATraceError` naming them and what
+to do with them (ANR reports and bugreport zips, which may carry low-overhead dumps, have
+their reader: `lowoverhead/anr.py`); anything else names its first bytes and the variants
+tried.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import struct
 from typing import Protocol
 
 from traceview.model import NotATraceError, Trace, TraceFormatError
-from traceview.readers import lowoverhead, v2
+from traceview.readers import lowoverhead, simpleperf, v2
 from traceview.readers.lowoverhead import anr
 from traceview.readers.source import Source
 from traceview.readers.v1 import regular, split, streaming
@@ -39,6 +40,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     ("streaming", streaming),
     ("anr", anr),
     ("lowoverhead", lowoverhead),
+    ("simpleperf", simpleperf),
 )
 
 
@@ -75,6 +77,13 @@ def choose(head: bytes) -> tuple[str, Reader]:
             expected="1-3, 0xF1-0xF3, 4, 5, 0xF4 or 0xF5",
             found=f"{version} (0x{version:x})",
         )
+    if head[0] == 0x0A and _plausible_protobuf(head):
+        raise NotATraceError(
+            "this is a Perfetto system trace, not a method trace: open it in Perfetto UI "
+            "(ui.perfetto.dev), or merge a method trace into it with "
+            "`traceview export METHOD.trace --merge-into` this file",
+            offset=0,
+        )
     other = _other_format(head)
     if other:
         raise NotATraceError(
@@ -93,8 +102,6 @@ def choose(head: bytes) -> tuple[str, Reader]:
 
 
 def _other_format(head: bytes) -> str | None:
-    if head.startswith(b"SIMPLEPERF"):
-        return "a simpleperf recording (open it with simpleperf report or Android Studio)"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith((b"# tracer:", b"TRACE:", b"# ========")) or b"\nTRACE:" in text[:512]:
         return "a systrace/atrace/ftrace text trace (open it in Perfetto)"
@@ -103,8 +110,6 @@ def _other_format(head: bytes) -> str | None:
         return "an HTML systrace report (open it in a browser or Perfetto)"
     if text.startswith((b"{", b"[")):
         return "a JSON trace (Chrome trace-event format; open it in Perfetto)"
-    if head[0] == 0x0A and _plausible_protobuf(head):
-        return "a Perfetto protobuf trace (open it in Perfetto)"
     if head[0] == 0x02:
         return "an Android 16 low-overhead dump whose first entry block is unreadable"
     return None

@@ -26,9 +26,18 @@ _CRLF_SHARE = 0.9  # LF bytes preceded by CR: binary data has ~1/256, a CR LF ex
 _MIN_LF = 32
 
 
+REFUSED = frozenset({"missing-header"})  # a reader read it, but only salvage may use it
+
+
 def judge(trace: Trace, salvage: bool, sample: bytes = b"") -> Trace:
-    """`trace`, or a TraceFormatError when its records are mostly nonsense; `sample` is the
-    start of the file's bytes (decompressed), searched for the cause."""
+    """`trace`, or a TraceFormatError when its records are mostly nonsense or a reader flagged
+    it (`REFUSED`); `sample` is the start of the file's bytes (decompressed), searched for the
+    cause."""
+    flagged = next((d for d in trace.diagnostics if d.code in REFUSED), None)
+    if flagged is not None and not salvage:
+        raise TraceFormatError(
+            f"{flagged.message}; read it anyway with salvage (--salvage)", offset=flagged.offset
+        )
     binary, base = _binary_part(sample)
     why = _nonsense(trace)
     cause, at = _cause(binary)
@@ -69,7 +78,7 @@ def _binary_part(sample: bytes) -> tuple[bytes, int]:
 def _nonsense(trace: Trace) -> str | None:
     """Why the records are mostly nonsense, judged by the ids the file itself declares."""
     ev, n = trace.events, len(trace.events)
-    if n < _MIN_RECORDS:
+    if n < _MIN_RECORDS or trace.header.variant == "simpleperf":  # frames, not declared ids
         return None
     bad = np.zeros(n, dtype=bool)
     if trace.methods.declared.any():

@@ -1,10 +1,12 @@
 """Checking an upload before the service keeps it: read and analyse the file in a child process
-with a memory cap (RLIMIT_AS) and a time limit, so a hostile or huge trace is reported, never
-hung on, and cannot take the server's memory.
+with a memory cap (RLIMIT_AS) and a time limit, so a hostile or huge trace (or mapping) is
+reported, never hung on, and cannot take the server's memory or its event loop.
 
-`probe(path, limits)` runs `python -m traceview.service.probe PATH BYTES`; it reads the trace,
-builds its call table and whole-trace profile (what the viewer asks first) and prints one JSON
-line: the facts the index lists, or the one-line reason the file is not a readable trace.
+`probe(path, limits)` runs `python -m traceview.service.probe PATH BYTES trace`; the child reads the
+trace, builds its call table and whole-trace profile (what the viewer asks first) and prints
+one JSON line: the facts the index lists, or the one-line reason the file is not a readable
+trace. `probe(path, limits, "mapping")` parses a ProGuard/R8 mapping the same way (the parser
+holds the GIL: in a thread of the server it stalled every request while it ran).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 BAD_TRACE = 3  # the child's exit status when the file is not a readable trace
 NO_MEMORY = 4
@@ -32,14 +34,15 @@ class Rejected(Exception):
     """The upload is not a trace the service can keep; the message is one line for the user."""
 
 
-def probe(path: str, limits: Limits) -> dict[str, Any]:
-    """The facts of the trace at `path` (variant, threads, records, duration_us); Rejected with
-    the reason when it cannot be read or analysed within `limits`."""
+def probe(path: str, limits: Limits, kind: Literal["trace", "mapping"] = "trace") -> dict[str, Any]:
+    """The facts of the trace at `path` (variant, threads, records, duration_us), or of the
+    mapping (classes, notes); Rejected with the reason when it cannot be read or analysed
+    within `limits`."""
 
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "traceview.service.probe", path, str(limits.memory)],
+            [sys.executable, "-m", "traceview.service.probe", path, str(limits.memory), kind],
             capture_output=True,
             timeout=limits.seconds,
             env=env,
@@ -76,6 +79,14 @@ def facts(path: str) -> dict[str, Any]:
     }
 
 
+def mapping_facts(path: str) -> dict[str, Any]:
+    """Parse the mapping at `path` (in the child): its class count and skipped-line notes."""
+    from traceview.readers.mapping import read_mapping
+
+    mapping = read_mapping(path)
+    return {"classes": len(mapping.classes), "notes": len(mapping.notes)}
+
+
 def _child(argv: list[str]) -> int:
     import resource  # the cap is set here, not in a preexec_fn: the server forks from threads
 
@@ -84,7 +95,8 @@ def _child(argv: list[str]) -> int:
     from traceview.model import TraceError, printable
 
     try:
-        print(json.dumps(facts(argv[0])))
+        check = mapping_facts if argv[2:] == ["mapping"] else facts
+        print(json.dumps(check(argv[0])))
     except MemoryError:
         return NO_MEMORY
     except TraceError as exc:

@@ -6,8 +6,10 @@ size limit, checked by service/probe.py in a child process off the event loop, t
 its SHA-256), `GET /api/traces`, `DELETE /api/traces/<id>`, and per trace `/t/<id>/` (the
 viewer of viewer/app.py, mounted), `/t/<id>/flames` and `/t/<id>/flame/<thread>.svg` (the
 interactive flame graphs of the `svg` exporter), `/t/<id>/report.html` (the offline report, as
-a download). One viewer/guard.py wraps it all: Host check, cross-origin writes refused, streamed
-upload limit, CSP.
+a download); uploads may carry labels (`?app=…&build=…&branch=…&device=…`), and
+service/compare.py compares two traces or two label sets (`/compare/<base>/<cand>/`). One
+viewer/guard.py wraps it all: Host check, cross-origin writes refused, streamed upload limit,
+CSP.
 """
 
 from __future__ import annotations
@@ -41,13 +43,14 @@ from traceview.analysis.rename import MappingRename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters.jsonshape import encode
-from traceview.model import TraceError, TraceFormatError, printable, visible
+from traceview.model import TraceError, printable, visible
 from traceview.readers.mapping import read_mapping
+from traceview.service.compare import compare_routes
 from traceview.service.probe import Limits, Rejected, probe
 from traceview.service.sessions import BUDGET, Entry, SessionCache
-from traceview.service.store import Store, TraceRecord, now, valid_id
+from traceview.service.store import LABELS, Store, TraceRecord, check_labels, now, valid_id
 from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
-from traceview.viewer.guard import Guard
+from traceview.viewer.guard import Guard, Timeouts
 from traceview.viewer.page import static_dir
 
 MAX_UPLOAD = 2 << 30
@@ -69,7 +72,8 @@ T = TypeVar("T")
 class Config:
     """The service's knobs: upload limit (bytes), token (None: anyone may upload/delete),
     memory budget of open traces, per-upload analysis limits, how many checks and loads run
-    at once, and how many uploads may be in flight (more get 503)."""
+    at once, how many uploads may be in flight (more get 503) and how long a client may stall
+    (a stalled upload is cut off with 408, so its slot comes back)."""
 
     max_upload: int = MAX_UPLOAD
     token: str | None = None
@@ -78,6 +82,7 @@ class Config:
     analysers: int = 2
     loaders: int = 2
     pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
+    timeouts: Timeouts = field(default_factory=Timeouts)
 
 
 def uploads_dir() -> Path:
@@ -210,7 +215,12 @@ def create_service(
         return _json(
             {
                 "traces": [
-                    {**r.json(), "url": f"/t/{r.id}/", "mapping": has_mapping(r.id)}
+                    {
+                        **r.json(),
+                        "url": f"/t/{r.id}/",
+                        "mapping": has_mapping(r.id),
+                        "labels": store.labels(r.id),
+                    }
                     for r in records
                 ],
                 "token_required": cfg.token is not None,
@@ -223,7 +233,8 @@ def create_service(
         record = await pools.run("store", lambda: store.get(trace_id))
         if record is None:
             return _error(404, "no such trace")
-        return _json({**record.json(), "url": f"/t/{record.id}/"})
+        labels = await pools.run("store", lambda: store.labels(trace_id))
+        return _json({**record.json(), "url": f"/t/{record.id}/", "labels": labels})
 
     async def upload(request: Request) -> Response:
         if not authorised(request):
@@ -239,6 +250,12 @@ def create_service(
             pools.uploads -= 1
 
     async def _upload(request: Request) -> Response:
+        try:
+            labels = check_labels(
+                {k: v for k in LABELS if (v := request.query_params.get(k)) is not None}
+            )
+        except ValueError as exc:
+            return _error(400, printable(str(exc)))
         staged = await pools.run("store", store.staging_file)
         try:
             try:
@@ -252,6 +269,8 @@ def create_service(
             trace_id = digest.hexdigest()
             old = await pools.run("store", lambda: store.get(trace_id))
             if old is not None:
+                if labels:
+                    await pools.run("store", lambda: store.set_labels(trace_id, labels))
                 return _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
             await pools.run("store", lambda: _fsync(staged))
             try:
@@ -268,8 +287,11 @@ def create_service(
                 duration_us=float(facts["duration_us"]),
                 uploaded=now(),
             )
-            kept = await pools.run("store", lambda: store.add(staged, record))
-            return _json({**kept.json(), "url": f"/t/{kept.id}/", "stored": True}, status=201)
+            kept, new = await pools.run("store", lambda: store.add(staged, record))
+            if labels:
+                await pools.run("store", lambda: store.set_labels(kept.id, labels))
+            answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
+            return _json(answer, status=201 if new else 200)
         finally:
             staged.unlink(missing_ok=True)
 
@@ -291,14 +313,17 @@ def create_service(
                 return _error(400, f"{name}: empty mapping")
             if size > MAX_MAPPING:
                 return _error(413, f"{name}: a mapping over {MAX_MAPPING >> 20} MiB is refused")
-            try:
-                mapping = await pools.run("analyse", lambda: read_mapping(staged))
-            except TraceFormatError as exc:
-                return _error(400, printable(str(exc).splitlines()[0].replace(str(staged), name)))
+            try:  # parsed in a child process, as uploads are checked: bounded, GIL of its own
+                checked = await pools.run(
+                    "analyse", lambda: probe(str(staged), cfg.limits, "mapping")
+                )
+            except Rejected as exc:
+                return _error(400, f"{name}: {exc}")
             await pools.run("store", lambda: _fsync(staged))
-            await pools.run("store", lambda: store.set_mapping(trace_id, staged))
+            if not await pools.run("store", lambda: store.set_mapping(trace_id, staged)):
+                return _error(404, "no such trace")  # deleted while the mapping came
             sessions.drop(trace_id)  # reopened with the names on the next view
-            return _json({"id": trace_id, "mapping": True, "notes": len(mapping.notes)})
+            return _json({"id": trace_id, "mapping": True, "notes": int(checked["notes"])})
         finally:
             staged.unlink(missing_ok=True)
 
@@ -307,7 +332,9 @@ def create_service(
             return _error(401, "a valid token is required to delete (Authorization: Bearer …)")
         trace_id = request.path_params["tid"]
         gone = await pools.run("store", lambda: store.delete(trace_id))
-        sessions.drop(trace_id)
+        for key in sessions.sizes():  # the trace and every comparison holding it
+            if trace_id in key:
+                sessions.drop(key)
         return _json({"deleted": trace_id}) if gone else _error(404, "no such trace")
 
     async def to_viewer(request: Request) -> Response:
@@ -383,6 +410,15 @@ def create_service(
         Route("/t/{tid}/flames", flames),
         Route("/t/{tid}/flame/{thread:int}.svg", flame_svg),
         Route("/t/{tid}/report.html", report),
+        *compare_routes(
+            store,
+            sessions,
+            pools.run,
+            lambda tid: sessions.get(tid, lambda: open_entry(tid)).session,
+            upload,
+            _error,
+            _page,
+        ),
         Mount("/t/{tid}", app=viewer),
         Mount("/static", static_files(), name="static"),
         Mount("/service", StaticFiles(directory=uploads_dir(), check_dir=False), name="service"),
@@ -390,7 +426,7 @@ def create_service(
     app = Starlette(routes=routes)
     app.state.sessions = sessions
     app.state.store = store
-    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload)
+    app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload, timeouts=cfg.timeouts)
     return app
 
 

@@ -5,7 +5,9 @@ raw files under `DATA/traces/ab/<sha256>` and an SQLite index `DATA/index.sqlite
 one transaction per change). A file is written to `DATA/staging/`, fsynced, then renamed into
 place before its index row commits, so a reader never sees half a file and a crash at any
 point loses only what was never acknowledged; opening the store clears what such a crash left
-behind: staged files are removed, files without a row are moved to `DATA/orphans/`.
+behind: staged files are removed, files without a row are moved to `DATA/orphans/`, mappings
+without a trace are removed. Each change (add, delete, set a mapping) checks and changes the
+row and its files as one step under the store's lock, so concurrent requests see one order.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import sqlite3
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,7 +38,31 @@ CREATE TABLE IF NOT EXISTS traces (
     uploaded REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS traces_uploaded ON traces (uploaded);
+CREATE TABLE IF NOT EXISTS labels (
+    id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (id, key)
+);
+CREATE INDEX IF NOT EXISTS labels_value ON labels (key, value);
 """
+LABELS = ("app", "build", "branch", "device")  # what an upload may be labelled with
+MAX_LABEL = 64  # characters of a label's value
+# no path separator, control character, or comma (label sets are written `build:100,app:x`)
+_LABEL = re.compile(r"[^/\\,\x00-\x1f\x7f]{1,64}")  # 64: MAX_LABEL
+
+
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """`labels` when every key is one of `LABELS` and every value 1 to `MAX_LABEL` characters
+    with no path separator or control character (ValueError naming the bad one)."""
+    for key, value in labels.items():
+        if key not in LABELS:
+            raise ValueError(f"unknown label {key!r} (labels: {', '.join(LABELS)})")
+        if _LABEL.fullmatch(value) is None or value != value.strip():
+            raise ValueError(
+                f"label {key}: 1 to {MAX_LABEL} characters, no '/', '\\', ',' or control characters"
+            )
+    return labels
 
 
 class StoreBusy(OSError):
@@ -85,18 +113,29 @@ class Store(Protocol):
     def recent(self, limit: int = 100) -> list[TraceRecord]:
         """The last `limit` uploads, newest first."""
 
-    def add(self, staged: Path, record: TraceRecord) -> TraceRecord:
-        """Move the fsynced `staged` file into place and index it; the stored record (the
-        earlier one when the same bytes were stored before)."""
+    def add(self, staged: Path, record: TraceRecord) -> tuple[TraceRecord, bool]:
+        """Move the fsynced `staged` file into place and index it: (the stored record, True),
+        or (the earlier record, False) when the same bytes were stored before — True once
+        however many identical uploads race."""
 
     def delete(self, trace_id: str) -> bool:
         """Forget `trace_id` and remove its file; False when it was not stored."""
 
+    def set_labels(self, trace_id: str, labels: dict[str, str]) -> None:
+        """Label a stored trace (`check_labels`; a key given again replaces its value)."""
+
+    def labels(self, trace_id: str) -> dict[str, str]:
+        """The labels of `trace_id` (empty when none)."""
+
+    def find(self, labels: dict[str, str], limit: int) -> list[str]:
+        """Ids of the traces carrying all of `labels`, most recent first, at most `limit`."""
+
     def mapping_path(self, trace_id: str) -> Path:
         """Where the ProGuard/R8 mapping given for `trace_id` lives (whether or not it has one)."""
 
-    def set_mapping(self, trace_id: str, staged: Path) -> None:
-        """Move the fsynced `staged` mapping into place for `trace_id` (replacing any)."""
+    def set_mapping(self, trace_id: str, staged: Path) -> bool:
+        """Move the fsynced `staged` mapping into place for `trace_id` (replacing any); False
+        (nothing kept) when the trace is not stored, e.g. deleted while the mapping came."""
 
 
 def _fsync_dir(path: Path) -> None:
@@ -133,7 +172,8 @@ class SqliteStore:
         self._recover()
 
     def _recover(self) -> None:
-        """Drop what a crash left: staged uploads, files without a row, rows without a file."""
+        """Drop what a crash left: staged uploads, files without a row, rows without a file,
+        mappings without a trace."""
         for f in self.staging.iterdir():
             f.unlink(missing_ok=True)
         known = {row[0] for row in self._db.execute("SELECT id FROM traces")}
@@ -145,9 +185,25 @@ class SqliteStore:
                 orphans.mkdir(exist_ok=True)
                 os.replace(f, orphans / f.name)
         missing = [i for i in known if not self.path(i).is_file()]
+        kept = known.difference(missing)
+        for f in self.mappings.iterdir():  # a delete cut short: no trace for it to rename
+            if f.name.removesuffix(".txt") not in kept:
+                f.unlink(missing_ok=True)
+        with self._change() as db:
+            db.executemany("DELETE FROM traces WHERE id = ?", [(i,) for i in missing])
+
+    @contextmanager
+    def _change(self) -> Iterator[sqlite3.Connection]:
+        """One change as one step: the store's lock and an IMMEDIATE transaction, committed
+        when the block ends, rolled back when it raises. What a change checks (is the trace
+        stored?) holds until its files and row are changed."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("DELETE FROM traces WHERE id = ?", [(i,) for i in missing])
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
 
     def close(self) -> None:
@@ -180,48 +236,86 @@ class SqliteStore:
             ).fetchall()
         return [TraceRecord(*r) for r in rows]
 
-    def add(self, staged: Path, record: TraceRecord) -> TraceRecord:
+    def add(self, staged: Path, record: TraceRecord) -> tuple[TraceRecord, bool]:
         target = self.path(record.id)
         target.parent.mkdir(exist_ok=True)
-        old = self.get(record.id)
-        if old is not None:
-            staged.unlink(missing_ok=True)
-            return old
-        # outside the lock (readers go on): same bytes under the same name, so a concurrent
-        # upload of the same file renaming too is harmless
-        os.replace(staged, target)
-        _fsync_dir(target.parent)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
-                "INSERT OR IGNORE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*asdict(record).values(),),
+        # the check, the rename and the row in one step: identical uploads racing each other
+        # all saw "new" (and answered 201), and a delete racing the rename could unlink the
+        # file of a row committed after it
+        with self._change() as db:
+            row = db.execute("SELECT * FROM traces WHERE id = ?", (record.id,)).fetchone()
+            if row is not None:
+                staged.unlink(missing_ok=True)
+                return TraceRecord(*row), False
+            os.replace(staged, target)
+            _fsync_dir(target.parent)
+            self.mapping_path(record.id).unlink(missing_ok=True)  # nobody sent it for this one
+            # a plain INSERT: the id is the primary key, a second row for it is an error
+            db.execute(
+                "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*asdict(record).values(),)
             )
-            self._db.execute("COMMIT")
-            row = self._db.execute("SELECT * FROM traces WHERE id = ?", (record.id,)).fetchone()
-        return TraceRecord(*row)
+        return record, True
 
     def delete(self, trace_id: str) -> bool:
         if not valid_id(trace_id):
             return False
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            gone = self._db.execute("DELETE FROM traces WHERE id = ?", (trace_id,)).rowcount
-            self._db.execute("COMMIT")
-            if gone:
+        with self._change() as db:  # no add or mapping of this id comes in between
+            gone = db.execute("DELETE FROM traces WHERE id = ?", (trace_id,)).rowcount
+            db.execute("DELETE FROM labels WHERE id = ?", (trace_id,))
+            if gone:  # a crash before the commit leaves a row without a file: dropped on open
                 self.path(trace_id).unlink(missing_ok=True)
                 self.mapping_path(trace_id).unlink(missing_ok=True)
         return bool(gone)
+
+    def set_labels(self, trace_id: str, labels: dict[str, str]) -> None:
+        if not valid_id(trace_id):
+            raise ValueError("not a trace id")
+        check_labels(labels)
+        with self._change() as db:  # a delete in between leaves no labels without a trace
+            if db.execute("SELECT 1 FROM traces WHERE id = ?", (trace_id,)).fetchone() is None:
+                return
+            db.executemany(
+                "INSERT OR REPLACE INTO labels VALUES (?, ?, ?)",
+                [(trace_id, k, v) for k, v in sorted(labels.items())],
+            )
+
+    def labels(self, trace_id: str) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, value FROM labels WHERE id = ? ORDER BY key", (trace_id,)
+            ).fetchall()
+        return {k: v for k, v in rows}
+
+    def find(self, labels: dict[str, str], limit: int) -> list[str]:
+        check_labels(labels)
+        if not labels:
+            return []
+        where = " AND ".join(
+            "EXISTS (SELECT 1 FROM labels l WHERE l.id = t.id AND l.key = ? AND l.value = ?)"
+            for _ in labels
+        )
+        args = [x for kv in sorted(labels.items()) for x in kv]
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT t.id FROM traces t WHERE {where} ORDER BY t.uploaded DESC, t.id LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def mapping_path(self, trace_id: str) -> Path:
         if not valid_id(trace_id):
             raise ValueError("not a trace id")
         return self.mappings / f"{trace_id}.txt"
 
-    def set_mapping(self, trace_id: str, staged: Path) -> None:
+    def set_mapping(self, trace_id: str, staged: Path) -> bool:
         target = self.mapping_path(trace_id)
-        os.replace(staged, target)
-        _fsync_dir(target.parent)
+        with self._change() as db:  # a delete removes the row and the mapping in one change
+            if db.execute("SELECT 1 FROM traces WHERE id = ?", (trace_id,)).fetchone() is None:
+                staged.unlink(missing_ok=True)
+                return False
+            os.replace(staged, target)
+            _fsync_dir(target.parent)
+        return True
 
 
 def now() -> float:

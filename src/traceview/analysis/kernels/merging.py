@@ -260,6 +260,24 @@ def absorb(store: Store, k: int, other: Store, k_other: int) -> tuple[Store, int
 
 
 @njit
+def place_paths(store: Store, k: int, parent: Ints, frame: Ints) -> tuple[Store, int, I64]:
+    """`store` (k nodes) with the nodes of a forest (ids: parents first; `frame` the key of
+    each node's last step) found or made under the node their parent became: paths equal
+    step by step meet in one node. Returns the store, its node count and where each forest
+    node went (analysis/paths.py aligns the runs of a comparison with it; sums untouched)."""
+    where = np.empty(len(parent), dtype=np.int64)
+    for j in range(len(parent)):
+        if k == len(store[1]):
+            store = _grown(store, k)
+        up = where[parent[j]] if parent[j] >= 0 else -1
+        node = _node(store, k, up, frame[j])
+        if node == k:
+            k += 1
+        where[j] = node
+    return store, k, where
+
+
+@njit
 def merge_callers(
     parent: I32, method: I32, calls: I64, excl0: I64, excl1: I64, max_depth: int
 ) -> tuple[Store, int]:

@@ -61,6 +61,7 @@ async function refresh() {
     cell(tr, t.variant);
     cell(tr, String(t.threads), "num");
     cell(tr, duration(t.duration_us), "num");
+    cell(tr, Object.entries(t.labels || {}).map(([k, v]) => k + ":" + v).join(", "), "labels");
     cell(tr, new Date(t.uploaded * 1000).toLocaleString());
     const actions = cell(tr, "");
     link(actions, t.url, "viewer");
@@ -86,9 +87,20 @@ async function remove(t) {
   refresh();
 }
 
+/** The labels typed in, as the upload's query (`?build=100&app=x`, empty values left out). */
+function labelQuery() {
+  const q = new URLSearchParams();
+  for (const key of ["app", "build", "branch", "device"]) {
+    const v = $("label-" + key).value.trim();
+    if (v) q.set(key, v);
+  }
+  const text = q.toString();
+  return text ? "?" + text : "";
+}
+
 function upload(file) {
   const xhr = new XMLHttpRequest();
-  xhr.open("POST", "/api/traces");
+  xhr.open("POST", "/api/traces" + labelQuery());
   for (const [k, v] of Object.entries(headers())) xhr.setRequestHeader(k, v);
   xhr.setRequestHeader("X-Filename", encodeURIComponent(file.name));
   xhr.setRequestHeader("Content-Type", "application/octet-stream");

@@ -14,6 +14,8 @@ import { ViewLink } from "./panels/link.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
 import { savedTheme, setTheme } from "./lib/theme.js";
 import { Timeline } from "./timeline/timeline.js";
+import { cmp, loadCompare, selectPair } from "./compare/state.js";
+import { buildCompare, compareWith } from "./compare/wire.js";
 
 const $ = (id) => document.getElementById(id);
 const views = {};
@@ -31,6 +33,7 @@ async function loadAll(traceAnswer) {
   for (const t of trace.threads) if (t.records) api.get("/api/timeline", { thread: t.row, level: 0, tile: 0 }).catch(() => {});
   const methods = await api.get("/api/methods");
   api.setDefaultClock(trace.default_clock);
+  await loadCompare(trace); // compare mode: the candidate's trace and methods, before "trace"
   document.title = "traceview — " + (trace.source || "trace");
   $("source").textContent = trace.source || "";
   $("source").title = trace.source || "";
@@ -127,6 +130,11 @@ function wireTop() {
     openFile(e.target.files[0]);
     e.target.value = "";
   });
+  $("compare-btn").addEventListener("click", () => $("compare-file").click());
+  $("compare-file").addEventListener("change", (e) => {
+    compareWith(e.target.files[0], loadAll, showError, showTab);
+    e.target.value = "";
+  });
   let depth = 0;
   const overlay = $("drop");
   document.addEventListener("dragenter", (e) => {
@@ -144,7 +152,9 @@ function wireTop() {
     depth = 0;
     overlay.hidden = true;
     const f = e.dataTransfer && e.dataTransfer.files[0];
-    if (f) openFile(f);
+    const toCompare = e.target && e.target.closest && e.target.closest("#drop-compare");
+    if (f && toCompare && state.trace) compareWith(f, loadAll, showError, showTab);
+    else if (f) openFile(f);
   });
   const mycode = $("mycode");
   try {
@@ -166,7 +176,10 @@ function wireTop() {
   document.addEventListener("keydown", (e) => {
     const typing = e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName);
     if (e.key === "Escape" && !help.hidden) help.hidden = true;
-    else if (e.key === "Escape" && !typing) select(-1);
+    else if (e.key === "Escape" && !typing) {
+      if (cmp.on) selectPair(-1, -1);
+      else select(-1);
+    }
     if (e.key === "?" && !typing) help.hidden = !help.hidden;
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
       e.preventDefault();
@@ -207,7 +220,8 @@ function wireSplitter() {
 }
 
 function buildViews() {
-  views.timeline = new Timeline($("timeline"));
+  views.timeline = new Timeline($("timeline"), { onView: (v) => link(true, v) });
+  const link = buildCompare(views);
   const zoomTo = (t0, t1, thread) => views.timeline.zoomTo(t0, t1, thread);
   views.profile = new ProfileTable($("tab-profile"));
   views.flame = new FlameGraph($("tab-flame"));
@@ -296,5 +310,5 @@ async function main() {
   }
 }
 
-window.traceview = { state, select, views };
+window.traceview = { state, select, views, cmp };
 main();

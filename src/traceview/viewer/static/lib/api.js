@@ -90,7 +90,7 @@ export function lookup(index, path, params, defaultClock) {
     while (level > 0) {
       level -= 1;
       k = Math.floor(k / 2);
-      const tile = index.get(keyOf(path, { thread, level, tile: k }));
+      const tile = index.get(keyOf(path, { ...params, thread, level, tile: k })); // side kept
       if (tile) return tile.complete ? tile : undefined;
     }
   }
@@ -154,9 +154,19 @@ export class Client {
   }
 
   /** POST a trace file's raw bytes to /api/open; resolves to the new /api/trace answer. */
-  async openTrace(file) {
+  openTrace(file) {
+    return this.upload("/api/open", file);
+  }
+
+  /** POST a trace file to /api/compare/open: the shown trace is compared with it; resolves
+   * to the candidate's /api/trace answer. */
+  openCompare(file) {
+    return this.upload("/api/compare/open", file);
+  }
+
+  async upload(path, file) {
     if (this.isReport) throw new Error("this is a static report: open another trace with `traceview FILE`");
-    const resp = await this.fetch(this.url("/api/open"), {
+    const resp = await this.fetch(this.url(path), {
       method: "POST",
       headers: {
         "Content-Type": "application/octet-stream",
@@ -218,6 +228,7 @@ export const setDefaultClock = (clock) => (client().defaultClock = clock);
 export const has = (path, params) => client().has(path, params);
 export const get = (path, params) => client().get(path, params);
 export const openTrace = (file) => client().openTrace(file);
+export const openCompare = (file) => client().openCompare(file);
 export const pickProcess = (pick) => client().pickProcess(pick);
 
 /** A short human note for a failed request (used by every view). */

@@ -76,6 +76,20 @@ describe("a report's answers", () => {
     assert.equal(lookup(index, "/api/timeline", { thread: 1, level: 1, tile: 0 }), undefined);
   });
 
+  it("answers a compare report's candidate tile from the candidate's tiles only (side kept)", () => {
+    const base = tile(1, 1, true);
+    const cand = { ...tile(1, 1, true), which: "cand" };
+    const index = indexAnswers([
+      ["/api/timeline", { thread: 0, level: 1, tile: 1 }, base],
+      ["/api/timeline", { thread: 0, level: 0, tile: 0, side: "cand" }, { ...tile(0, 0, true), which: "cand-root" }],
+      ["/api/timeline", { thread: 0, level: 1, tile: 0, side: "cand" }, cand],
+    ]);
+    assert.equal(lookup(index, "/api/timeline", { thread: 0, level: 3, tile: 6 }), base);
+    // the candidate's finer tile: its own complete root, never the baseline's tile
+    assert.equal(lookup(index, "/api/timeline", { thread: 0, level: 3, tile: 6, side: "cand" }).which, "cand-root");
+    assert.equal(lookup(index, "/api/timeline", { thread: 0, level: 2, tile: 1, side: "cand" }).which, "cand");
+  });
+
   it("is read from the page's gzip+base64 block; missing answers reject with NotPrecomputed", async () => {
     const c = new Client({ block: block([["/api/trace", {}, { live: false }], ["/api/call/3", {}, { row: 3 }]]) });
     assert.equal(c.isReport, true);

@@ -8,9 +8,8 @@ import { fmtDuration, fmtPct } from "../lib/format.js";
 import { elideName } from "../lib/names.js";
 import { clockName, isMatch, label, methodColor, obfuscated, on, queryParams, scopeName, select, state } from "../lib/state.js";
 import { colors, faded, textColorOn } from "../lib/theme.js";
+import { flameHeight, hitFlame, paintFlame } from "./flamepaint.js";
 import { PanelLoad } from "./load.js";
-
-const FRAME_H = 17;
 
 export class FlameGraph {
   constructor(root) {
@@ -157,9 +156,7 @@ export class FlameGraph {
     if (!this.root.offsetParent) return;
     const W = Math.max(10, this.area.clientWidth);
     const N = this.data ? this.shown() : null;
-    let maxDepth = 0;
-    if (N) for (const d of N.depth) if (d > maxDepth) maxDepth = d;
-    const H = N && N.method.length ? (maxDepth + 1) * FRAME_H + 4 : 10;
+    const H = N ? flameHeight(N) : 10;
     const ctx = sizedContext(this.canvas, W, H);
     const c = colors();
     ctx.fillStyle = c.bg;
@@ -169,51 +166,23 @@ export class FlameGraph {
       setChildren(this.msg, note("No calls in this selection."));
       return;
     }
-    const [v0, v1] = this.view();
-    const scale = W / (v1 - v0);
-    ctx.font = c.font;
-    ctx.textBaseline = "middle";
     const searching = state.matches !== null;
-    for (let i = 0; i < N.method.length; i++) {
-      const x0 = (N.x[i] - v0) * scale;
-      const w = N.width[i] * scale;
-      if (x0 + w < 0 || x0 > W || w < 0.3) continue;
-      const y = N.depth[i] * FRAME_H + 2;
-      const m = N.method[i];
-      const col = methodColor(m);
-      const dim = searching && !isMatch(m);
-      ctx.fillStyle = dim ? faded(col, c.bg) : col;
-      const xa = Math.max(x0, -1);
-      const wa = Math.min(x0 + w, W + 1) - xa;
-      ctx.fillRect(xa, y, Math.max(wa - 1, 0.5), FRAME_H - 1);
-      if (m === state.selected) {
-        ctx.strokeStyle = c.sel;
-        ctx.lineWidth = 2;
-        ctx.strokeRect(xa + 1, y + 1, Math.max(wa - 3, 1), FRAME_H - 3);
-      }
-      if (wa > 28) {
-        const n = Math.floor((wa - 6) / c.charW);
-        const text = elideName(label(m), n);
-        if (n >= 3) {
-          ctx.fillStyle = dim ? c.dimText : textColorOn(col);
-          ctx.fillText(text, xa + 3, y + FRAME_H / 2);
-        }
-      }
-    }
+    paintFlame(ctx, N, this.view(), W, {
+      c,
+      fill: (i) => methodColor(N.method[i]),
+      text: (i, n) => elideName(label(N.method[i]), n), // the method kept, the package elided
+      dim: (i) => searching && !isMatch(N.method[i]),
+      selected: (i) => N.method[i] === state.selected,
+      dashed: () => false,
+      textColor: textColorOn,
+      faded: (col) => faded(col, c.bg),
+    });
   }
 
   hit(e) {
     if (!this.data) return -1;
     const rect = this.canvas.getBoundingClientRect();
-    const x = e.clientX - rect.left;
-    const depth = Math.floor((e.clientY - rect.top - 2) / FRAME_H);
-    const [v0, v1] = this.view();
-    const t = v0 + (x * (v1 - v0)) / rect.width;
-    const N = this.shown();
-    for (let i = 0; i < N.method.length; i++) {
-      if (N.depth[i] === depth && N.x[i] <= t && t < N.x[i] + N.width[i]) return i;
-    }
-    return -1;
+    return hitFlame(this.shown(), this.view(), rect.width, e.clientX - rect.left, e.clientY - rect.top);
   }
 
   onHover(e) {

@@ -13,7 +13,11 @@ export class ViewLink {
     this.ready = false; // nothing is written before the URL's view is put back
     this.timer = 0;
     for (const ev of ["filter", "select", "trace"]) on(ev, () => this.changed());
-    views.timeline.onView = () => this.changed();
+    const before = views.timeline.onView; // compare mode links the two timelines through it
+    views.timeline.onView = (v) => {
+      if (before) before(v);
+      this.changed();
+    };
     views.flame.onZoom = () => this.changed();
   }
 

@@ -8,8 +8,11 @@ import { label, obfuscated } from "../lib/state.js";
 
 /** Fill the tooltip `box` for a hovered strip `hit` (Timeline.hitTest's): what the tile knows,
  * then /api/call/{row} (both clocks) while `current()` says the tip still shows that strip;
- * times are shown from `base` (the trace's start, µs). */
-export function fillCallTip(box, hit, base, current) {
+ * times are shown from `base` (the trace's start, µs); `src` (timeline/source.js) names the
+ * method and asks for the call (default: the shown trace). */
+export function fillCallTip(box, hit, base, current, src) {
+  const name = src ? src.label : label;
+  const get = src ? src.get : api.get;
   if (hit.merged) {
     setChildren(
       box,
@@ -21,12 +24,12 @@ export function fillCallTip(box, hit, base, current) {
   const lines = el("div", { class: "tip-grid" }, "loading…");
   setChildren(
     box,
-    el("div", { class: "tip-title" }, label(hit.method)),
-    ...obfuscatedLine(obfuscated(hit.method)),
+    el("div", { class: "tip-title" }, name(hit.method)),
+    ...obfuscatedLine(src && src.side ? "" : obfuscated(hit.method)),
     el("div", null, "start " + fmtDuration(hit.start - base) + " · duration " + fmtDuration(hit.end - hit.start)),
     lines,
   );
-  api.get("/api/call/" + hit.call).then(
+  get("/api/call/" + hit.call).then(
     (call) => {
       if (!current()) return;
       const row = (name, incl, excl) =>

@@ -3,7 +3,6 @@
 // scrollbar at the right edge, or to show a call's level), the names' column widened by its grip, and the rows an Alt+drag crosses. Each
 // function takes the Timeline (timeline.js) it acts on.
 
-import { state } from "../lib/state.js";
 import { STRIP } from "./painter.js";
 
 /** Scroll a capped row's levels so level `depth` of thread `thread` shows. */
@@ -45,14 +44,16 @@ export function onListKey(tl, e) {
   if (!tl.rows.length) return;
   const n = tl.rows.length;
   let k = Math.min(tl.focusRow, n - 1);
-  const t = state.trace.threads[tl.rows[k].thread];
+  const t = tl.src.trace().threads[tl.rows[k].thread];
   const lab = tl.labels[k];
   if (e.key === "ArrowDown") k = Math.min(n - 1, k + 1);
   else if (e.key === "ArrowUp") k = Math.max(0, k - 1);
   else if (e.key === "Home") k = 0;
   else if (e.key === "End") k = n - 1;
-  else if (e.key === " ") lab.querySelector("input").click();
-  else if ((e.key === "o" || e.key === "O" || e.key === "Enter") && state.trace.live) lab.querySelector(".tl-only").click();
+  else if (e.key === " " || e.key === "o" || e.key === "O" || e.key === "Enter") {
+    const control = lab.querySelector(e.key === " " ? "input" : ".tl-only"); // none on a compared side
+    if (control && (e.key === " " || tl.src.ranges())) control.click();
+  }
   else if (e.key === "ArrowRight" && !tl.isOpen(t)) tl.toggleOpen(t);
   else if (e.key === "ArrowLeft" && tl.isOpen(t)) tl.toggleOpen(t);
   else return;

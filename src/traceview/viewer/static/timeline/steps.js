@@ -3,7 +3,7 @@
 // the range: the server finds the calls (/api/step), this module keeps the one reached.
 
 import * as api from "../lib/api.js";
-import { on, setRange, state } from "../lib/state.js";
+import { on, setRange } from "../lib/state.js";
 
 export class CallSteps {
   /** `timeline`: the Timeline whose view follows the calls (setView, zoomTo, view, rows). */
@@ -12,7 +12,7 @@ export class CallSteps {
     this.call = null; // {row, method, thread, depth, start_us, end_us, index, count}
     this.gen = 0;
     on("select", () => {
-      if (this.call && this.call.method !== state.selected) this.call = null;
+      if (this.call && this.call.method !== this.tl.src.selected()) this.call = null;
     });
     on("trace", () => (this.call = null));
     on("filter", () => this.call && (this.call.index = null)); // other threads: count again
@@ -25,17 +25,19 @@ export class CallSteps {
 
   /** Go to the next (`dir` 1) or previous (-1) call of the selected method. */
   async step(dir) {
-    const m = state.selected;
+    const src = this.tl.src; // the shown trace, or a compared side (its own rows and API)
+    const m = src.selected();
     if (m < 0) return "select a method first";
     const params = { dir };
     const mine = this.call && this.call.method === m;
     if (mine && this.call.index !== null) params.index = this.call.index;
     else params.at = mine ? this.call.start_us : dir > 0 ? this.tl.view[0] : this.tl.view[1];
-    if (state.threads) params.threads = [...state.threads].sort((a, b) => a - b).join(",");
+    const threads = src.threads();
+    if (threads) params.threads = [...threads].sort((a, b) => a - b).join(",");
     const gen = ++this.gen;
     let answer;
     try {
-      answer = await api.get("/api/step/" + m, params);
+      answer = await src.get("/api/step/" + m, params);
     } catch (err) {
       return api.failureNote(err);
     }
@@ -66,7 +68,7 @@ export class CallSteps {
 
   /** R: the call's time becomes the range every view covers. */
   toRange() {
-    if (this.call && state.trace.live) setRange([this.call.start_us, this.call.end_us]);
+    if (this.call && this.tl.src.ranges()) setRange([this.call.start_us, this.call.end_us]);
   }
 
   /** A few words on where the steps are ("call 3 of 12"), "" with none. */

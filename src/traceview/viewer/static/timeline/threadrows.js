@@ -57,25 +57,26 @@ export function tileDepth(tile) {
 
 /** The label of a laid-out row (`row`: {thread, y, h, full, skip, compact}); `busy(t)` is the
  * thread's time shown; `onTwisty(t, all)` opens or folds the row (`all`: Shift held, every
- * level, the folded stem too). */
-export function threadLabel(row, busy, onTwisty) {
-  const t = state.trace.threads[row.thread];
-  const box = el("input", {
+ * level, the folded stem too); `trace` the row's trace (default the shown one); `side` set
+ * for the other side of a comparison (no thread picks there). */
+export function threadLabel(row, busy, onTwisty, trace, side) {
+  const t = (trace || state.trace).threads[row.thread];
+  const box = side ? null : el("input", {
     type: "checkbox",
     title: "Include this thread in the profile, trees and flame graph",
     checked: !state.threads || state.threads.has(t.row),
     onchange: (e) => toggleThread(t.row, e.target.checked),
   });
-  box.dataset.thread = String(t.row);
+  if (box) box.dataset.thread = String(t.row);
   let full = (t.name ?? t.label) + " (tid " + t.id + ")" + (t.main ? " · main thread" : "");
   if (row.fold) full += "\n" + row.fold + " outer levels with one call each are folded; the twisty shows every level";
   if (row.capped) full += "\n" + row.full + " levels: Alt+wheel (or the wheel at its right edge) scrolls its levels";
-  box.tabIndex = -1; // the list is one Tab stop: arrows move inside it (timeline.js)
-  const only = el("button", { class: "tl-only live-only", tabindex: "-1", title: "Only this thread: aggregate the profile, trees and charts over it alone (key O)", onclick: () => setThreads(new Set([t.row])) }, "only");
-  only.dataset.thread = String(t.row);
+  if (box) box.tabIndex = -1; // the list is one Tab stop: arrows move inside it (timeline.js)
+  const only = side ? null : el("button", { class: "tl-only live-only", tabindex: "-1", title: "Only this thread: aggregate the profile, trees and charts over it alone (key O)", onclick: () => setThreads(new Set([t.row])) }, "only");
+  if (only) only.dataset.thread = String(t.row);
   return el(
     "div",
-    { class: "tl-label" + (t.main ? " main" : "") + (state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: full },
+    { class: "tl-label" + (t.main ? " main" : "") + (!side && state.threads && !state.threads.has(t.row) ? " off" : ""), style: `top:${row.y}px;height:${row.h}px`, title: full },
     box,
     el(
       "span",

@@ -3,11 +3,12 @@
 
 import { el, setChildren, sizedContext } from "../lib/dom.js";
 import { axisName, axisNote, fmtDuration } from "../lib/format.js";
-import { isMatch, methodColor, on, select, setRange, setThreads, shortName, state } from "../lib/state.js";
+import { on, setRange, setThreads, state } from "../lib/state.js";
 import { colors } from "../lib/theme.js";
 import { fillCallTip } from "./calltip.js";
 import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
 import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
+import { shownSource } from "./source.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
 import * as rowtools from "./rowtools.js";
 import { CallSteps } from "./steps.js";
@@ -16,15 +17,19 @@ const LABEL_W = 210; // px of the thread names' column at first (its grip resize
 const ROW_SHARE = 0.6; // an open row takes at most this share of the pane; deeper ones scroll
 
 export class Timeline {
-  /** `single`: show only that thread row (the flame chart); otherwise every thread. */
+  /** `single`: show only that thread row (the flame chart); otherwise every thread.
+   * `source`: where the data comes from (timeline/source.js; default the shown trace);
+   * `onView(view)`: called when the user moves the view (compare mode links two timelines). */
   constructor(root, opts) {
     this.root = root;
     this.single = opts && opts.single !== undefined ? opts.single : null;
+    this.src = (opts && opts.source) || shownSource();
+    this.onView = (opts && opts.onView) || null;
     this.tiles = new TileCache((path, params, answer) => {
       // a thread's whole-trace tile says how deep its row is
       if (answer && path === "/api/timeline" && params.level === 0) this.learnDepth(params.thread, answer);
       this.invalidate();
-    });
+    }, this.src.get);
     this.depths = new Map(); // thread row -> depth levels seen at level 0
     this.stems = new Map(); // thread row -> outer levels holding one call each (ZygoteInit.main …)
     this.expanded = new Map(); // thread row -> true (every level) / false (compact), set by hand
@@ -44,7 +49,7 @@ export class Timeline {
     for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
     on("filter", () => {
       // busy times and order follow the clock; selected threads open
-      if (this.clock !== state.clock || state.threads) this.layout();
+      if (this.clock !== state.clock || this.src.threads()) this.layout();
       this.syncChecks();
       this.invalidate();
     });
@@ -66,7 +71,7 @@ export class Timeline {
     this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas, this.grip);
     setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis, this.axisLabel), this.body, this.tip);
     this.scroll.addEventListener("scroll", () => this.invalidate());
-    new ResizeObserver(() => (this.rowCap() !== this.cap && state.trace ? this.layout() : this.invalidate())).observe(this.body);
+    new ResizeObserver(() => (this.rowCap() !== this.cap && this.src.trace() ? this.layout() : this.invalidate())).observe(this.body);
     this.canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
     this.canvas.addEventListener("mousedown", (e) => this.onDown(e, "canvas"));
     this.axis.addEventListener("mousedown", (e) => this.onDown(e, "axis"));
@@ -101,15 +106,15 @@ export class Timeline {
   }
 
   span() {
-    const t = state.trace.time;
+    const t = this.src.trace().time;
     return [t.start_us, Math.max(t.end_us, t.start_us + 1)];
   }
 
   resetView() {
-    if (!state.trace) return;
+    if (!this.src.trace()) return;
     this.view = this.span();
     this.invalidate();
-    if (this.onView) this.onView();
+    if (this.onView) this.onView(this.view);
   }
 
   /** Zoom to [t0, t1] (with a margin); with `thread`, scroll that thread's row into view. */
@@ -151,14 +156,22 @@ export class Timeline {
     a = Math.max(s - total * 0.05, Math.min(a, e + total * 0.05 - w));
     this.view = [a, a + w];
     this.invalidate();
-    if (this.onView) this.onView();
+    if (this.onView) this.onView(this.view);
+  }
+
+  /** Show [v0, v1] as another timeline asks (no call back, no clamping to this trace). */
+  follow(v0, v1) {
+    this.hideTip();
+    this.view = [v0, v1];
+    this.invalidate();
   }
 
   /** Thread rows in display order with their y offset and height. */
   layout() {
-    if (!state.trace) return;
+    const trace = this.src.trace();
+    if (!trace) return;
     this.clock = state.clock;
-    const threads = state.trace.threads.filter((t) => this.single === null || t.row === this.single);
+    const threads = trace.threads.filter((t) => this.single === null || t.row === this.single);
     const busy = busyOn(state.clock);
     const cap = (this.cap = this.rowCap());
     const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded, offsets: this.offsets, cap };
@@ -167,7 +180,7 @@ export class Timeline {
     this.spacer.style.height = height + "px";
     this.spacer.style.width = this.labelW + "px";
     this.grip.style.left = this.labelW - 3 + "px";
-    this.labels = this.rows.map((r) => threadLabel(r, busy, (t, all) => this.toggleOpen(t, all)));
+    this.labels = this.rows.map((r) => threadLabel(r, busy, (t, all) => this.toggleOpen(t, all), trace, this.src.side));
     setChildren(this.spacer, this.labels);
     rowtools.markFocus(this);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
@@ -184,7 +197,8 @@ export class Timeline {
   isOpen(t) {
     if (this.expanded.has(t.row)) return this.expanded.get(t.row) !== false;
     if (this.single !== null) return true;
-    if (state.threads && state.threads.size <= 3) return state.threads.has(t.row);
+    const picked = this.src.threads();
+    if (picked && picked.size <= 3) return picked.has(t.row);
     return Boolean(t.main);
   }
 
@@ -203,6 +217,7 @@ export class Timeline {
   syncChecks() {
     for (const lab of this.labels || []) {
       const box = lab.querySelector("input");
+      if (!box) continue;
       box.checked = !state.threads || state.threads.has(Number(box.dataset.thread));
       lab.classList.toggle("off", !box.checked);
     }
@@ -239,13 +254,13 @@ export class Timeline {
   /** The tiling level drawn at the current zoom over `W` px. */
   level(W) {
     const [s, e] = this.span();
-    return levelFor(state.trace.tiles, e - s, this.view[1] - this.view[0], W);
+    return levelFor(this.src.trace().tiles, e - s, this.view[1] - this.view[0], W);
   }
 
   /** The range shown: the one being dragged out, else the selection's. */
   shownRange() {
     const d = this.drag;
-    return d && d.mode === "range" ? d.range : state.range;
+    return d && d.mode === "range" ? d.range : this.src.range();
   }
 
   t(x) {
@@ -253,7 +268,7 @@ export class Timeline {
   }
 
   draw() {
-    if (!state.trace || !this.root.offsetParent) return;
+    if (!this.src.trace() || !this.root.offsetParent) return;
     const W = this.width();
     const H = Math.max(10, this.body.clientHeight);
     this.canvas.style.left = this.labelW + "px";
@@ -265,7 +280,8 @@ export class Timeline {
     const level = this.level(W);
     const [k0, k1] = tilesFor(s, e, level, this.view[0], this.view[1]);
     const vp = { v0: this.view[0], v1: this.view[1], W };
-    const look = { selected: state.selected, found: state.matches !== null ? isMatch : null, color: methodColor, name: shortName };
+    const selected = this.src.selected();
+    const look = { selected, found: this.src.found(), color: this.src.color, name: this.src.name };
     const top = this.scroll.scrollTop;
     ctx.font = c.font;
     ctx.textBaseline = "middle";
@@ -283,7 +299,7 @@ export class Timeline {
       if (y > H || y + row.h < 0) continue;
       ctx.fillStyle = i % 2 ? c.alt : c.bg;
       ctx.fillRect(0, y, W, row.h);
-      drawFrames(ctx, vp, state.frames, row, y, c);
+      drawFrames(ctx, vp, this.src.frames(), row, y, c);
       // until a thread's whole-trace tile says how deep it is, its row's height (and so which
       // rows are in view) is not known: ask for nothing finer yet
       if (!this.depths.has(row.thread) && !this.tiles.failure(row.thread, 0, 0)) continue;
@@ -296,9 +312,9 @@ export class Timeline {
         if (tile.truncated) cut = true;
         drawTile(ctx, vp, tile, row, y, c, look);
       }
-      if (state.selected >= 0) {
+      if (selected >= 0) {
         const extents = [];
-        for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(state.selected, row.thread, level, k));
+        for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(selected, row.thread, level, k));
         drawHighlight(ctx, vp, extents, row, y, c);
       }
       const at = this.steps.call;
@@ -332,9 +348,9 @@ export class Timeline {
    * view length and axis name, and the label of a reconstructed axis. */
   drawAxisRow(vp, c) {
     const d = this.drag;
-    const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : state.range;
-    drawAxis(sizedContext(this.axis, vp.W, AXIS_H), vp, state.trace.time.start_us, r, c);
-    const trace = state.trace;
+    const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : this.src.range();
+    const trace = this.src.trace();
+    drawAxis(sizedContext(this.axis, vp.W, AXIS_H), vp, trace.time.start_us, r, c);
     const where = this.said || this.steps.where();
     this.corner.textContent = (where ? where + " · " : "") + fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
     this.corner.title = axisNote(trace);
@@ -379,7 +395,7 @@ export class Timeline {
     const t = this.t(x);
     // drag selects a range (Android Studio, Perfetto); Shift+drag pans. A report has no
     // ranges (it holds whole-trace answers only), so there a drag pans.
-    let mode = state.trace && state.trace.live && !e.shiftKey ? "range" : "pan";
+    let mode = this.src.ranges() && !e.shiftKey ? "range" : "pan";
     if (where === "axis") mode = "zoom";
     this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect, alt: e.altKey };
     if (where === "canvas") this.canvas.focus();
@@ -414,7 +430,7 @@ export class Timeline {
     }
     else if (!d.moved && d.mode !== "zoom") {
       const hit = this.hitTest(e.clientX - d.rect.left, e.clientY - d.rect.top);
-      select(hit && hit.method !== undefined ? hit.method : -1);
+      this.src.select(hit && hit.method !== undefined ? hit.method : -1);
       this.steps.pick(hit);
     }
     this.invalidate();
@@ -441,7 +457,7 @@ export class Timeline {
     else if (k === "enter" && (active === this.canvas || active === document.body)) this.steps.step(e.shiftKey ? -1 : 1).then((why) => this.say(why));
     else if (k === "f") this.steps.zoom();
     else if (k === "r") this.steps.toRange();
-    else if (k === "escape" && state.range) setRange(null);
+    else if (k === "escape" && this.src.range()) setRange(null);
     else return;
     e.preventDefault();
   }
@@ -491,7 +507,7 @@ export class Timeline {
     if (this.tipKey !== key) {
       this.tipKey = key;
       const gen = ++this.tipGen;
-      fillCallTip(this.tip, hit, state.trace.time.start_us, () => gen === this.tipGen);
+      fillCallTip(this.tip, hit, this.src.trace().time.start_us, () => gen === this.tipGen, this.src);
     }
     const rootRect = this.root.getBoundingClientRect();
     let left = e.clientX - rootRect.left + 14;
