@@ -39,7 +39,9 @@ def _deep_trace() -> Any:
         tid = 10 + w
         ev.append((tid, "enter", "com.app.Worker.run", 5 + w, 5 + w))
         ev.append((tid, "exit", "com.app.Worker.run", 50 + 2 * w, 50 + 2 * w))
-    names = {1: "main"} | {10 + w: f"worker-{w}" for w in range(WORKERS)}
+    ev.append((99, "enter", "java.lang.Object.wait", 60, 60))  # a thread that never ran
+    ev.append((99, "exit", "java.lang.Object.wait", 60, 60))
+    names = {1: "main", 99: "idle-daemon"} | {10 + w: f"worker-{w}" for w in range(WORKERS)}
     return make_trace(ev, names=names)
 
 
@@ -83,6 +85,8 @@ def test_deep_row_is_capped_and_scrolls_inside(page: Any) -> None:
     page.keyboard.up("Alt")
     page.wait_for_function("window.traceview.views.timeline.offsets.size > 0")
     assert page.evaluate("window.traceview.views.timeline.scroll.scrollTop") == 0
+    idle = page.locator("#timeline .tl-label", has_text="idle-daemon").locator(".tl-busy")
+    assert idle.text_content() == "idle"  # not "0.00 µs"
     shot(page, "timeline-deep-capped")
 
 
