@@ -39,9 +39,8 @@ from traceview.viewer.cache import AnswerCache
 from traceview.viewer.compare_answers import sides_json
 from traceview.viewer.compare_routes import Build, compare_routes
 from traceview.viewer.comparing import Comparisons, Sides
+from traceview.viewer.detail_routes import detail_routes
 from traceview.viewer.guard import Guard, Timeouts
-from traceview.viewer.steps import step_answer
-from traceview.viewer.trees import find_answer
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -240,32 +239,6 @@ def create_app(
             ),
         )
 
-    def api_tree(request: Request) -> Response:
-        return answer(
-            request,
-            (*params.SELECTION, "kind", "node", "children", "match", "after", "dir"),
-            tree_or_find,
-        )
-
-    def tree_or_find(s: Session, p: dict[str, str], r: Rename | None) -> Any:
-        kind, q = p.get("kind") or "topdown", params.query(s, p, r)
-        if p.get("match"):
-            rows = tuple(int(x) for x in p["match"].split(",") if x.strip())
-            after, direction = int(p.get("after", -1)), int(p.get("dir") or 1)
-            return find_answer(s, kind, q, rows, after, direction)
-        return viewer.tree_answer(s, kind, q, int(p.get("node", -1)), p.get("children") == "1")
-
-    def api_step(request: Request) -> Response:
-        method = int(request.path_params["method"])
-
-        def build(s: Session, p: dict[str, str], r: Rename | None) -> Any:
-            rows = tuple(int(x) for x in p.get("threads", "").split(",") if x.strip())
-            at, direction = float(p.get("at") or 0), int(p.get("dir") or 1)
-            index = int(p["index"]) if p.get("index") else None
-            return step_answer(s, method, at, direction, rows or None, index)
-
-        return answer(request, ("at", "dir", "threads", "index"), build)
-
     def api_anr(request: Request) -> Response:
         return answer(request, (), lambda s, p, r: viewer.anr_answer(s, s.query(rename=r)))
 
@@ -315,8 +288,7 @@ def create_app(
         Route("/api/profile", api_profile),
         Route("/api/relations/{method:int}", api_relations),
         Route("/api/flame", api_flame),
-        Route("/api/tree", api_tree),
-        Route("/api/step/{method:int}", api_step),
+        *detail_routes(answer),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
         Route("/api/anr", api_anr),
