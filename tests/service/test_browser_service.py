@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import settle, shot, start_app, watch
+from support.browserkit import open_page, settle, shot, start_app, watch
 from support.viewer_trace import EVIL_THREAD, viewer_trace
 from traceview.synth import generate
 from traceview.writer import write
@@ -45,7 +45,7 @@ def test_upload_then_view_then_flame(browser: Any, service: str, tmp_path: Path)
     page.set_input_files("#file", str(path))
     page.wait_for_url("**/t/*/", timeout=60_000)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
-    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    trace_id = page.url.split("#")[0].rstrip("/").rsplit("/", 1)[-1]  # the view follows "#"
     assert len(trace_id) == 64
     assert page.text_content("#source") and "checkout.trace" in page.text_content("#source")
     settle(page)
@@ -78,7 +78,7 @@ def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> 
     page.set_input_files("#file", str(path))
     page.wait_for_url("**/t/*/", timeout=60_000)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
-    trace_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    trace_id = page.url.split("#")[0].rstrip("/").rsplit("/", 1)[-1]  # the view follows "#"
     page.goto(service + "/")
     page.wait_for_selector("#traces tbody tr")
     assert page.locator("#traces img").count() == 0
@@ -116,3 +116,51 @@ def test_drag_and_drop(browser: Any, service: str, tmp_path: Path) -> None:
     page.wait_for_url("**/t/*/", timeout=60_000)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
     assert "dropped.trace" in (page.text_content("#source") or "")
+
+
+def test_service_viewer_links_and_flames(browser: Any, service: str, tmp_path: Path) -> None:
+    """Issue 22, items 7 and 10: no dead "Open…" in a trace's viewer (it answered 405), a link
+    of the view reopens it under the trace's own URL, /flames ranks threads by time and draws
+    roots on top as the viewer does."""
+    import re
+
+    path = tmp_path / "ranked.trace"
+    write(generate(records=20_000, threads=6, seed=11), path)
+    errors: list[str] = []
+    # waits poll with eval, which the CSP forbids (the other test runs under the real CSP)
+    page = browser.new_page(viewport={"width": 1300, "height": 800}, bypass_csp=True)
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.goto(service + "/")
+    page.wait_for_selector("#file", state="attached")
+    page.set_input_files("#file", str(path))
+    page.wait_for_url("**/t/*/", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    assert page.locator("#open-btn").is_hidden()
+    page.click('.tabs button[data-tab="bottomup"]')
+    page.wait_for_function("location.hash.includes('tab=bottomup')")
+    link = page.url
+    base = link.split("#")[0]
+    again = open_page(browser, link, errors)
+    again.wait_for_selector("#tab-bottomup .ct-row")
+    assert again.locator('.tabs button[data-tab="bottomup"]').get_attribute("class") == "on"
+    again.close()
+
+    page.goto(base + "flames")
+    times = [
+        float(m.group(1).replace(",", ""))
+        for m in re.finditer(r"\(([\d,.]+) ms \w+,", page.text_content("body") or "")
+    ]
+    assert len(times) >= 2 and times == sorted(times, reverse=True), times
+    page.goto(base + "flame/0.svg")
+    ys = page.evaluate(
+        """() => { const d = JSON.parse(document.getElementById('flame-data').textContent);
+        const g = [...document.querySelectorAll('#frames > g')];
+        const y = (i) => +g[i].querySelector('rect').getAttribute('y');
+        let root = 1e9, deep = -1;
+        g.forEach((_, i) => { if (d.d[i] === 0) root = Math.min(root, y(i));
+                              else deep = Math.max(deep, y(i)); });
+        return [root, deep]; }"""
+    )
+    assert ys[0] < ys[1], ys  # roots on top
+    page.close()
+    assert [e for e in errors if not e.startswith("Failed to load resource")] == []

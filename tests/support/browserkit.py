@@ -189,13 +189,15 @@ def shot(page: Any, name: str, full: bool = False) -> Path:
 
 
 def table_names(page: Any) -> list[str]:
-    """The method names of the profile table's rendered method rows, top to bottom."""
+    """The method names of the profile table's rendered method rows, top to bottom (whole, as
+    `data-full` holds them where the row shows them elided)."""
     names: list[str] = page.eval_on_selector_all(
         "#tab-profile .pt-row.method",
         """rows => rows
             .map(r => [parseFloat(r.style.top), r.querySelector('.pt-name')])
             .sort((a, b) => a[0] - b[0])
-            .map(([, n]) => Array.from(n.childNodes).slice(3).map(c => c.textContent).join(''))""",
+            .map(([, n]) => n.querySelector('.lbl').dataset.full
+                ?? Array.from(n.childNodes).slice(3).map(c => c.textContent).join(''))""",
     )
     return names
 

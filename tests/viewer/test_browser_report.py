@@ -41,7 +41,7 @@ def page_url(report: tuple[Path, Path]) -> str:
 
 
 def inlined(page: Any, key: str) -> Any:
-    html = Path(page.url.removeprefix("file://")).read_text(encoding="utf-8")
+    html = Path(page.url.split("#")[0].removeprefix("file://")).read_text(encoding="utf-8")
     return report_answers(html)[key]
 
 

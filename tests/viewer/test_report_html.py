@@ -53,7 +53,7 @@ def test_answers_round_trip_hostile_names(page: str) -> None:
         "/api/profile?clock=cpu",
         "/api/profile?clock=wall",
         "/api/flame?clock=wall&kind=graph",
-        "/api/flame?clock=cpu&kind=bottomup",
+        "/api/tree?clock=cpu&kind=bottomup",
         "/api/frames?budget_ms=16",
         "/api/relations/0?clock=cpu",
         "/api/timeline?level=0&thread=0&tile=0",
@@ -256,6 +256,7 @@ def test_report_answers_are_the_servers(page: str) -> None:
         want, got = live.json(), held[key]
         if path == "/api/trace":
             assert got.pop("live") is False and want.pop("live") is True
+            assert got.pop("can_open") is False and want.pop("can_open") is True
             assert got.pop("report")["timeline_levels"] >= 1
         got.pop("complete", None)
         assert json.loads(json.dumps(got)) == want, url

@@ -135,6 +135,7 @@ def test_compare_report_answers_are_the_servers(client: TestClient, runs) -> Non
         want, got = live.json(), json.loads(json.dumps(held))
         if path == "/api/trace":
             assert got.pop("live") is False and want.pop("live") is True
+            assert got.pop("can_open") is False and want.pop("can_open") is True
             got.pop("report")
         if path == "/api/timeline" and got.pop("packed", False):
             continue  # delta-coded for the page (api.js unpacks it; tested there)

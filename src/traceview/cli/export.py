@@ -27,7 +27,12 @@ from traceview.exporters import REGISTRY, Format, for_path, get, names
 FORMATS = ("folded", "svg", "chrome", "speedscope", "pprof", "perfetto", "parquet")
 ONE_TRACE = names("view", "directory")
 # the format options this command offers: option name -> flag
-FLAGS = {"merge_threads": "--merge-threads", "title": "--title", "merge_into": "--merge-into"}
+FLAGS = {
+    "merge_threads": "--merge-threads",
+    "title": "--title",
+    "icicle": "--icicle",
+    "merge_into": "--merge-into",
+}
 
 
 def listing() -> str:
@@ -74,6 +79,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="SYSTEM",
         help="perfetto: a Perfetto system trace of the same run, copied to OUT with the method "
         "tracks appended (they show under the app's threads)",
+    )
+    g.add_argument(
+        "--icicle",
+        action="store_true",
+        default=None,
+        help="SVG flame graph with its roots on top, as the viewer draws it (default: bottom)",
     )
     options.add_selection(p)
     return p

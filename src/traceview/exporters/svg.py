@@ -40,10 +40,12 @@ SUBJECT = "view"
 @dataclass(frozen=True)
 class Options:
     """`merge_threads`: one merged graph instead of one root frame per thread; `title`: the
-    graph's title (default "Flame graph")."""
+    graph's title (default "Flame graph"); `icicle`: roots on top, callees below (as the
+    viewer's Flame Chart draws them) instead of flamegraph.pl's roots at the bottom."""
 
     merge_threads: bool = False
     title: str | None = None
+    icicle: bool = False
 
 
 WIDTH = 1200  # px of the graph area
@@ -187,7 +189,8 @@ def export(view: View, out: IO[Any], options: Options) -> None:
     for k in range(len(data["x"])):
         x = PAD + data["x"][k] * scale
         width = data["w"][k] * scale
-        y = TOP + (depth - 1 - data["d"][k]) * FRAME
+        level = data["d"][k] if options.icicle else depth - 1 - data["d"][k]
+        y = TOP + level * FRAME
         name = names[data["n"][k]]
         label = _fit(name, width)
         fill = _colour(name, bool(data["t"][k]))

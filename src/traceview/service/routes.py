@@ -61,7 +61,7 @@ MAX_MAPPING = 512 << 20  # the largest apps' R8 mappings are a few hundred MB
 ANSWER_BYTES = 64 << 20  # encoded answers kept per open trace (counted in the memory budget)
 CHUNK = 1 << 20
 LISTED = 200  # uploads GET /api/traces lists
-FLAME_THREADS = 64  # threads shown on /t/<id>/flames (most records first)
+FLAME_THREADS = 64  # threads shown on /t/<id>/flames (most time on the default clock first)
 # a flame SVG is a document of its own: its inline script (ours; names inside are escaped)
 # may run, but it may load and send nothing and may not be framed elsewhere
 SVG_CSP = (
@@ -187,6 +187,7 @@ def create_service(
             guarded=False,
             answer_bytes=ANSWER_BYTES,
             rename=_mapping_of(store.mapping_path(trace_id), session),
+            can_open=False,  # each trace has its own page: no "Open…" in its viewer
         )
         answers = app.state.viewer.answers
         return Entry(session, app, lambda: int(answers.size))
@@ -379,7 +380,7 @@ def create_service(
             view = View(s, s.query(threads=[thread]))
             title = f"{s.trace.threads.label(thread)} ({s.trace.source})"
             svg = exporters.get("svg")
-            svg.export(view, out, svg.options(title=title))
+            svg.export(view, out, svg.options(title=title, icicle=True))  # as the viewer draws
             return out.getvalue().encode()
 
         data = await cached(entry, f"/flame/{thread}.svg", build)
@@ -525,9 +526,12 @@ def _mapping_of(path: Path, session: Session) -> Rename | None:
 
 
 def _flames_page(s: Session) -> str:
-    """The per-thread flame graphs of one trace, busiest threads first (AFlame's page)."""
+    """The per-thread flame graphs of one trace, the threads with the most time first, roots on
+    top as in the viewer (AFlame's page)."""
     tr = s.trace
-    order = sorted(range(len(tr.threads)), key=lambda t: (-int(s.thread_records[t]), t))
+    clock = s.default_clock  # threads ranked by their time, as the viewer's busy order
+    busy = [int(s.calls.thread_total(t, clock)) for t in range(len(tr.threads))]
+    order = sorted(range(len(tr.threads)), key=lambda t: (-busy[t], t))
     shown = [t for t in order if s.thread_records[t]][:FLAME_THREADS]
     title = escape(visible(str(tr.source)))
     parts = [
@@ -541,8 +545,9 @@ def _flames_page(s: Session) -> str:
     for t in shown:
         label = escape(visible(tr.threads.label(t)))
         parts.append(
-            f"<h2 style='font-size:15px'>{label} <small>({int(s.thread_records[t])} records)"
-            f"</small></h2><p><a href='flame/{t}.svg'><img src='flame/{t}.svg' alt='{label}' "
+            f"<h2 style='font-size:15px'>{label} <small>({busy[t] / 1e6:,.3f} ms {clock}, "
+            f"{int(s.thread_records[t])} records)</small></h2>"
+            f"<p><a href='flame/{t}.svg'><img src='flame/{t}.svg' alt='{label}' "
             "style='max-width:100%;border:1px solid #ccc' loading='lazy'></a></p>"
         )
     if len(order) > len(shown):

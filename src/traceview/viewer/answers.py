@@ -33,15 +33,20 @@ from traceview.exporters.jsonshape import (
 )
 from traceview.model import visible
 
+# the tree and flame answers live in viewer/trees.py
+from traceview.viewer.trees import flame_answer as flame_answer
+from traceview.viewer.trees import tree_answer as tree_answer
+
 MAX_PROFILE_ROWS = 20_000
 MAX_RELATION_ROWS = 500
 MAX_FRAMES = 5_000
-MAX_FLAME_NODES = 30_000
 
 
-def trace_answer(s: Session, live: bool = True) -> Json:
+def trace_answer(s: Session, live: bool = True, can_open: bool = True) -> Json:
     """/api/trace: header, clocks, time span, threads, diagnostics, palette, and the timeline's
-    tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use)."""
+    tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use);
+    `can_open`: whether this server takes another trace (POST /api/open); a report's `source`
+    is the file's name only (a report is sent around: no local path in it)."""
     tr, calls = s.trace, s.calls
     main = s.main_thread()
     threads = []
@@ -65,8 +70,11 @@ def trace_answer(s: Session, live: bool = True) -> Json:
                 "main": t == main,
             }
         )
+    source = visible(tr.source) if tr.source is not None else None
+    if source is not None and not live:
+        source = source.replace("\\", "/").rsplit("/", 1)[-1]
     return {
-        "source": visible(tr.source) if tr.source is not None else None,
+        "source": source,
         "header": header_json(tr),
         "clocks": list(s.clocks),
         "default_clock": s.default_clock,
@@ -84,6 +92,7 @@ def trace_answer(s: Session, live: bool = True) -> Json:
         "palette": PALETTE,
         "tiles": {"buckets": BUCKETS, "max_level": MAX_LEVEL},
         "live": live,
+        "can_open": live and can_open,
     }
 
 
@@ -163,6 +172,10 @@ def profile_answer(s: Session, q: Query) -> Json:
         cols[f"excl_{clock}_us"] = us(p.excl[clock][rows]) if have else None
     off = p.off_cpu()  # never negative (analysis/profile.py)
     cols["off_cpu_us"] = us(off[rows]) if off is not None else None
+    # off the CPU in the method's own code (not its callees'): where a thread waited
+    both = len(p.clocks) == 2
+    own = np.maximum(p.excl["wall"] - p.excl["cpu"], 0) if both else None
+    cols["excl_off_cpu_us"] = us(own[rows]) if own is not None else None
     cols["calls"] = ints(p.calls[rows])
     cols["recursive_calls"] = ints(p.recursive_calls[rows])
     for clock in ("cpu", "wall"):
@@ -268,36 +281,6 @@ def frames_answer(s: Session, budget_ms: float) -> Json:
         "frames": fc.frames,
         "calls": cols,
         "truncated": len(fc.rows) > MAX_FRAMES,
-    }
-
-
-def flame_answer(s: Session, kind: str, q: Query) -> Json:
-    """/api/flame: the merged call tree laid out (analysis/layout/flame.py), x/width in µs of clock;
-    with t0/t1 every call counts its time clipped to the range; `Session.flame` refuses an
-    unknown kind."""
-    fl = s.flame(q, kind)
-    rows = np.arange(len(fl.method))
-    truncated = False
-    if len(rows) > MAX_FLAME_NODES:  # keep whole levels from the top while they fit
-        per_depth = np.cumsum(np.bincount(fl.depth))
-        max_depth = int(np.searchsorted(per_depth, MAX_FLAME_NODES, side="right")) - 1
-        rows = np.flatnonzero(fl.depth <= max_depth)
-        truncated = True
-    return {
-        "kind": fl.kind,
-        "clock": fl.clock,
-        "total": us1(fl.total),
-        "dropped": fl.dropped,
-        "nodes": {
-            "method": ints(fl.method[rows]),
-            "depth": ints(fl.depth[rows]),
-            "parent": ints(fl.parent[rows]),
-            "x": us(fl.x[rows]),
-            "width": us(fl.width[rows]),
-            "self": us(fl.self_time[rows]),
-            "calls": ints(fl.calls[rows]),
-        },
-        "truncated": truncated,
     }
 
 

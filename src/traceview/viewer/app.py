@@ -39,6 +39,7 @@ from traceview.viewer.cache import AnswerCache
 from traceview.viewer.compare_answers import sides_json
 from traceview.viewer.compare_routes import Build, compare_routes
 from traceview.viewer.comparing import Comparisons, Sides
+from traceview.viewer.detail_routes import detail_routes
 from traceview.viewer.guard import Guard, Timeouts
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
@@ -163,6 +164,7 @@ def create_app(
     answer_bytes: int = MAX_ANSWER_BYTES,
     rename: Rename | None = None,
     reopen: Callable[[int], Session] | None = None,
+    can_open: bool = True,
     sides: Sides | None = None,
     timeouts: Timeouts | None = None,
 ) -> Starlette:
@@ -173,7 +175,8 @@ def create_app(
     deobfuscation every answer's names get (also for uploaded traces); `reopen(i)`: the
     session of process `i` of the same ANR report (POST /api/process), None when it cannot
     be read again; `sides`: start in compare mode (`session` is then its base's first);
-    `timeouts`: how long an upload may stall (viewer/guard.py)."""
+    `timeouts`: how long an upload may stall (viewer/guard.py); `can_open=False`: the UI shows
+    no "Open…" (as in the service, where each trace has its own page)."""
     state = _State(session, answer_bytes, rename, sides)
 
     def answer(request: Request, names: tuple[str, ...], build: Build) -> Response:
@@ -233,8 +236,10 @@ def create_app(
     def api_flame(request: Request) -> Response:
         return answer(
             request,
-            (*params.SELECTION, "kind"),
-            lambda s, p, r: viewer.flame_answer(s, p.get("kind") or "graph", params.query(s, p, r)),
+            (*params.SELECTION, "kind", *params.WINDOW),
+            lambda s, p, r: viewer.flame_answer(
+                s, p.get("kind") or "graph", params.query(s, p, r), *params.window(p)
+            ),
         )
 
     def api_anr(request: Request) -> Response:
@@ -253,7 +258,7 @@ def create_app(
         except (ValueError, TraceError) as exc:
             return _error(400, printable(str(exc).splitlines()[0] if str(exc) else "bad pick"))
         state.replace(new)
-        return _json(encode(viewer.trace_answer(new)))
+        return _json(encode(viewer.trace_answer(new, can_open=can_open)))
 
     def api_frames(request: Request) -> Response:
         return answer(
@@ -267,11 +272,11 @@ def create_app(
         if isinstance(new, Response):
             return new
         state.replace(new)
-        return _json(encode(viewer.trace_answer(new)))
+        return _json(encode(viewer.trace_answer(new, can_open=can_open)))
 
     def trace_of(s: Session) -> Any:
         """/api/trace, with the sides' run names in compare mode."""
-        out = viewer.trace_answer(s)
+        out = viewer.trace_answer(s, can_open=can_open)
         if state.sides is not None:
             out["compare"] = sides_json(state.sides, "base" if s is state.session else "cand")
         return out
@@ -286,6 +291,7 @@ def create_app(
         Route("/api/profile", api_profile),
         Route("/api/relations/{method:int}", api_relations),
         Route("/api/flame", api_flame),
+        *detail_routes(answer),
         Route("/api/frames", api_frames),
         Route("/api/open", api_open, methods=["POST"]),
         Route("/api/anr", api_anr),

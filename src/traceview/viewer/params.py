@@ -19,6 +19,7 @@ from traceview.analysis.query import Query, Rename
 from traceview.analysis.session import Session
 
 SELECTION = ("clock", "threads", "thread", "t0", "t1", "from", "to", "mycode")
+WINDOW = ("x0", "x1", "px")  # a flame graph's zoomed window (µs on its axis) and its width
 MAX_VALUE = 4096  # characters of one parameter value
 
 
@@ -68,3 +69,14 @@ def _time(words: str | None, us: str | None) -> Time:
     if not math.isfinite(value) or abs(value) > 1e15:
         raise ValueError(f"bad time {us!r}")
     return round(value * 1000)
+
+
+def window(p: Mapping[str, str]) -> tuple[float | None, float | None, int]:
+    """A flame request's window: `x0`/`x1` µs (None: the graph's edge) and `px` (default 2000)."""
+    ends: list[float | None] = []
+    for name in ("x0", "x1"):
+        value = float(p[name]) if p.get(name) else None
+        if value is not None and (not math.isfinite(value) or abs(value) > 1e15):
+            raise ValueError(f"bad {name} {p[name]!r}")
+        ends.append(value)
+    return ends[0], ends[1], int(p.get("px") or 2000)

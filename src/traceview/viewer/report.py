@@ -5,8 +5,9 @@ with the static UI by `viewer/page.py`. Registered in `exporters.REGISTRY` by it
 path (the exporters never import the viewer). Each answer goes in with its request (path and
 parameters): the page indexes them by the one key rule, `keyOf` in `static/lib/api.js`.
 
-Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile
-and the three flame kinds on each clock, relations of the methods with the most inclusive time,
+Precomputed: /api/trace (with `live: false`), /api/methods, /api/frames?budget_ms=16, profile,
+the flame graph and the Top Down / Bottom Up trees (/api/tree, their first answers) on each
+clock, relations of the methods with the most inclusive time,
 level-0 highlights of those methods, and timeline tiles from level 0 down while a byte budget
 lasts, none under a complete tile (with /api/call for their rects). docs/web-api.md
 "Report packaging" says how they are packed.
@@ -39,6 +40,8 @@ HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 Params: TypeAlias = dict[str, int | str]
 Entry: TypeAlias = tuple[str, Params, Any]  # (path, parameters as the UI sends them, answer)
 
+REPORT_TREE_NODES = 2_000  # per tree answer: the heaviest; the rest say "N more"
+
 
 @dataclass(frozen=True)
 class Options:
@@ -64,10 +67,11 @@ def precompute(session: Session, budget: int = BUDGET, rename: Rename | None = N
         q = session.query(clock=clock, rename=rename)
         prof = answers.profile_answer(session, q)
         put("/api/profile", {"clock": clock}, prof)
-        for kind in ("graph", "topdown", "bottomup"):
-            put(
-                "/api/flame", {"clock": clock, "kind": kind}, answers.flame_answer(session, kind, q)
-            )
+        graph = answers.flame_answer(session, "graph", q)
+        put("/api/flame", {"clock": clock, "kind": "graph"}, graph)
+        for kind in ("topdown", "bottomup"):
+            tree = answers.tree_answer(session, kind, q, limit=REPORT_TREE_NODES)
+            put("/api/tree", {"clock": clock, "kind": kind}, tree)
         methods: list[int] = prof["methods"]["method"]
         for m in methods[:RELATION_METHODS]:
             put(f"/api/relations/{m}", {"clock": clock}, answers.relations_answer(session, m, q))

@@ -10,6 +10,7 @@ import { HeaderPanel } from "./panels/header.js";
 import { fmtDuration, plural } from "./lib/format.js";
 import { ProfileTable } from "./panels/profile.js";
 import { AnrPanel } from "./panels/anr.js";
+import { ViewLink } from "./panels/link.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
 import { savedTheme, setTheme } from "./lib/theme.js";
 import { Timeline } from "./timeline/timeline.js";
@@ -39,6 +40,7 @@ async function loadAll(traceAnswer) {
   setTrace(trace, methods);
   renderClock();
   document.body.classList.toggle("report", !trace.live);
+  $("open-btn").hidden = trace.can_open === false; // the service: each trace has its own page
 }
 
 function renderClock() {
@@ -92,8 +94,12 @@ function renderThreadsChip() {
   }
 }
 
+let currentTab = "profile";
+
 function showTab(name) {
+  currentTab = name;
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("on", b.dataset.tab === name);
+  if (views.link) views.link.changed();
   for (const p of document.querySelectorAll(".tab")) p.hidden = p.id !== "tab-" + name;
   const v = views[name];
   if (v && v.show) v.show();
@@ -161,7 +167,7 @@ function wireTop() {
   const find = $("find");
   find.addEventListener("input", () => setSearch(find.value));
   find.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") views.profile.nextMatch(e.shiftKey ? -1 : 1);
+    if (e.key === "Enter") (views[currentTab] && views[currentTab].nextMatch ? views[currentTab] : views.profile).nextMatch(e.shiftKey ? -1 : 1);
     else if (e.key === "Escape") {
       find.value = "";
       setSearch("");
@@ -249,6 +255,11 @@ function buildViews() {
     $("find-count").title = n === null ? "" : "Methods of the profile table whose name contains the find text";
   });
   on("select", () => renderSelection());
+  on("frames", () => {
+    const f = state.frames;
+    $("tl-legend").hidden = !f || !f.calls.call.length;
+    if (f) $("tl-legend").lastChild.textContent = plural(f.calls.call.length, "frame") + " over " + f.budget_us / 1000 + " ms";
+  });
   on("profile", () => renderSelection()); // new numbers for the selection after a range, clock, threads or trace change
 }
 
@@ -284,8 +295,13 @@ async function main() {
   }
   if (!document.getElementById("tab-" + tab)) tab = "profile";
   if (api.isReport()) $("open-btn").title = "A static report cannot open other traces; run `traceview FILE`";
+  const tabs = [...document.querySelectorAll(".tabs button")].map((b) => b.dataset.tab);
+  const link = (views.link = new ViewLink(views, tabs, () => currentTab));
+  $("copy-link").addEventListener("click", () => link.copy((text) => ($("copy-link").dataset.done = text)));
   try {
     await loadAll();
+    tab = link.restore() || tab; // a link's view (URL fragment) before the saved tab
+    renderClock();
     showTab(tab);
     document.body.dataset.ready = "1";
   } catch (err) {

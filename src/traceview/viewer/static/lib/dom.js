@@ -84,3 +84,16 @@ export function note(text, cls) {
 export function obfuscatedLine(name) {
   return name ? [el("div", { class: "tip-obf" }, "obfuscated: " + name)] : [];
 }
+
+let monoW = 0;
+
+/** The width of one character of the tables' monospace names (11.5px `--mono`), in CSS px. */
+export function monoCharW() {
+  if (!monoW) {
+    const mono = getComputedStyle(document.documentElement).getPropertyValue("--mono").trim() || "monospace";
+    const probe = document.createElement("canvas").getContext("2d");
+    probe.font = "11.5px " + mono;
+    monoW = probe.measureText("abcdefghijklmnopqrstuvwxyz.ABCDEFGHIJ").width / 37 || 7;
+  }
+  return monoW;
+}

@@ -166,3 +166,17 @@ export function tooltip(method) {
   const o = obfuscated(method);
   return o ? label(method) + "\nobfuscated: " + o : label(method);
 }
+
+/** A clock's name as the header and hints say it. */
+export function clockName(clock) {
+  return clock === "wall" ? "Wall" : "Thread CPU";
+}
+
+/** What the aggregated views cover now (the base of their percentages), in a few words. */
+export function scopeName() {
+  const n = state.trace ? state.trace.threads.length : 0;
+  let what = "all " + n + " threads";
+  if (state.threads && state.threads.size === 1) what = "thread " + state.trace.threads[[...state.threads][0]].label + " only";
+  else if (state.threads) what = state.threads.size + " of " + n + " threads";
+  return what + (state.range ? ", inside the range" : "");
+}

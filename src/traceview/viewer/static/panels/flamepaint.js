@@ -6,7 +6,7 @@
 export const FRAME_H = 17;
 
 /** Paint the nodes `N` (columns x, width, depth) over `W` px of `ctx` at the view [v0, v1];
- * `look`: fill(i), text(i) (label), dim(i) (faded), selected(i), dashed(i) (a dashed outline:
+ * `look`: fill(i), text(i, n) (label, fitted to n characters when it can), dim(i) (faded), selected(i), dashed(i) (a dashed outline:
  * on one side only), textColor(fill), faded(fill), and the theme's colours `c`. */
 export function paintFlame(ctx, N, view, W, look) {
   const c = look.c;
@@ -40,7 +40,7 @@ export function paintFlame(ctx, N, view, W, look) {
     }
     if (wa > 28) {
       const n = Math.floor((wa - 6) / c.charW);
-      let text = look.text(i);
+      let text = look.text(i, n);
       if (text.length > n) text = text.slice(0, Math.max(n - 1, 0)) + "…";
       if (n >= 3) {
         ctx.fillStyle = dim ? c.dimText : look.textColor(col);

@@ -2,7 +2,8 @@
 // first or by time; clicking one zooms the timeline to it. Also feeds the timeline markers.
 
 import * as api from "../lib/api.js";
-import { el, note, setChildren } from "../lib/dom.js";
+import { el, monoCharW, note, setChildren } from "../lib/dom.js";
+import { elideName } from "../lib/names.js";
 import { fmtDuration, fmtMs } from "../lib/format.js";
 import { emit, label, methodColor, on, select, shortName, state } from "../lib/state.js";
 import { PanelLoad } from "./load.js";
@@ -52,6 +53,11 @@ export class FrameBudget {
     this.loader.load();
   }
 
+  /** Shown: names are fitted to the columns' widths, known only now. */
+  show() {
+    this.render();
+  }
+
   render() {
     const d = this.data;
     if (!d) return;
@@ -70,6 +76,9 @@ export class FrameBudget {
     if (!this.byTime) idx.sort((a, b) => len[b] - len[a] || a - b);
     const base = state.trace.time.start_us;
     const head = el("div", { class: "fr-row head" }, el("div", { class: "num" }, "Start"), el("div", { class: "num" }, "Wall ms"), el("div", { class: "num" }, "CPU ms"), el("div", { class: "num" }, "Over budget"), el("div", null, "Method"), el("div", { title: "The calls down to the method with the most self time inside the frame, and that time" }, "Why: heaviest self time (" + (d.clock === "cpu" ? "thread CPU" : "wall") + ")"));
+    setChildren(this.list, head);
+    const cell = head.children[4];
+    const chars = Math.max(12, Math.floor(((cell && cell.offsetWidth) || 300) / monoCharW()) - 4);
     const rows = idx.map((i) =>
       el(
         "div",
@@ -85,7 +94,7 @@ export class FrameBudget {
         el("div", { class: "num" }, c.wall_us ? fmtMs(c.wall_us[i]) : "–"),
         el("div", { class: "num" }, c.cpu_us ? fmtMs(c.cpu_us[i]) : "–"),
         el("div", { class: "num over" }, "+" + fmtDuration(len[i] - d.budget_us)),
-        el("div", { class: "pt-name", title: label(c.method[i]) }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), el("span", { class: "lbl" }, label(c.method[i]))),
+        el("div", { class: "pt-name", title: label(c.method[i]) }, el("span", { class: "swatch", style: "background:" + methodColor(c.method[i]) }), el("span", { class: "lbl" }, elideName(label(c.method[i]), chars))),
         this.why(c, i),
       ),
     );
@@ -97,14 +106,16 @@ export class FrameBudget {
     const path = c.path ? c.path[i] : null;
     if (!path) return el("div");
     const last = path.length ? path[path.length - 1] : c.method[i];
-    const shown = path.slice(-3).map(shortName);
-    const text = (path.length > 3 ? "… › " : "") + shown.join(" › ");
+    // the way down shrinks (cut at its end), the culprit itself always shows whole
+    const shown = path.slice(-3, -1).map(shortName);
+    const text = shown.length ? (path.length > 3 ? "… › " : "") + shown.join(" › ") + " › " : "";
     const full = [c.method[i], ...path].map(label).join("\n  › ");
     return el(
       "div",
       { class: "pt-name", title: full + "\n" + fmtDuration(c.self_us[i]) + " self in " + label(last) },
       el("span", { class: "swatch", style: "background:" + methodColor(last) }),
-      el("span", { class: "lbl" }, text || shortName(last)),
+      text ? el("span", { class: "lbl why-path" }, text) : null,
+      el("span", { class: "why-culprit" }, shortName(last)),
       el("span", { class: "why-self" }, fmtDuration(c.self_us[i]) + " self"),
     );
   }

@@ -49,6 +49,12 @@ export class HeaderPanel {
     const t = state.trace;
     const h = t.header;
     const fields = FIELDS.map(([k, name]) => [name, show(k, k === "source" ? t.source : h[k])]);
+    const span = t.time.end_us - t.time.start_us;
+    const elapsed = fields.find(([name]) => name === "Elapsed");
+    if (elapsed && h.elapsed_us && Math.abs(h.elapsed_us - span) > 0.01 * span) {
+      // the header's own figure (the recording's length) vs the records' span on the timeline
+      elapsed[1] += " (as the header says: the whole recording; the timeline spans the records, " + fmtDuration(span) + ")";
+    }
     fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_axis === "reconstructed" ? "thread CPU, axis " + axisName(t) : t.timeline_clock], [t.timeline_axis === "reconstructed" ? "Span (reconstructed axis)" : "Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
     const opts = Object.entries(h.options || {}).map(([k, v]) => [k, String(v)]);
     const threads = t.threads.map((th) => [

@@ -2,10 +2,12 @@
 // sortable, virtualised, with Parents / Children / recursive groups under an expanded method.
 
 import * as api from "../lib/api.js";
-import { el, marked, setChildren, visibleBand } from "../lib/dom.js";
-import { fmtCount, fmtMs, fmtPct } from "../lib/format.js";
-import { emit, isMatch, label, methodColor, on, queryParams, select, state, tooltip } from "../lib/state.js";
+import { el, marked, monoCharW, setChildren, visibleBand } from "../lib/dom.js";
+import { elideName } from "../lib/names.js";
+import { fmtCount, fmtDuration, fmtMs, fmtPct } from "../lib/format.js";
+import { emit, isMatch, label, methodColor, on, queryParams, scopeName, select, state, tooltip } from "../lib/state.js";
 import { PanelLoad } from "./load.js";
+import * as keys from "./profilekeys.js";
 
 const ROW_H = 20;
 const GROUPS = [
@@ -26,7 +28,8 @@ const COLUMNS = [
   ["incl_wall", "Incl Real ms", "86px", "wall", "incl_wall_us"],
   ["excl_wall_pct", "Excl Real %", "62px", "wall", "excl_wall_us"],
   ["excl_wall", "Excl Real ms", "86px", "wall", "excl_wall_us"],
-  ["off_cpu", "Off-CPU ms", "86px", "both", "off_cpu_us"],
+  ["off_cpu", "Incl off-CPU ms", "96px", "both", "off_cpu_us"],
+  ["excl_off_cpu", "Excl off-CPU ms", "96px", "both", "excl_off_cpu_us"],
   ["calls", "Calls+Rec, Calls/Total", "136px", null, "calls"],
   ["cpu_per_call", "CPU/Call ms", "86px", "cpu", "cpu_per_call_us"],
   ["wall_per_call", "Real/Call ms", "86px", "wall", "wall_per_call_us"],
@@ -63,8 +66,9 @@ export class ProfileTable {
     this.head = el("div", { class: "pt-head" });
     this.inner = el("div", { class: "pt-inner" });
     this.banner = el("div", { class: "pt-banner", hidden: true });
-    this.scroll = el("div", { class: "pt-scroll", tabindex: "0" }, this.head, this.inner);
-    setChildren(root, this.banner, this.scroll);
+    this.base = el("div", { class: "subbar muted pt-base" });
+    this.scroll = el("div", { class: "pt-scroll", tabindex: "0", "aria-label": "Profile table" }, this.head, this.inner);
+    setChildren(root, this.banner, this.base, this.scroll);
     this.scroll.addEventListener("scroll", () => this.render(false));
     this.scroll.addEventListener("keydown", (e) => this.onKey(e));
     new ResizeObserver(() => this.render()).observe(this.scroll);
@@ -156,7 +160,8 @@ export class ProfileTable {
     const items = [];
     if (this.data) {
       const M = this.data.methods;
-      let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]));
+      // the selected method stays listed when the find text hides it (a parent/child jumped to)
+      let order = M.method.map((_, i) => i).filter((i) => isMatch(M.method[i]) || M.method[i] === state.selected);
       if (this.sortKey) order = this.sorted(order, this.sortKey, this.sortDir);
       for (const i of order) {
         const m = M.method[i];
@@ -166,7 +171,7 @@ export class ProfileTable {
       if (this.data.truncated) items.push({ type: "note", text: "(list cut by the server: methods with the least time are not shown)" });
     }
     // the find count is of the table's rows (methods with time in this selection)
-    this.found = this.data && state.search ? items.filter((it) => it.type === "method").length : null;
+    this.found = this.data && state.search ? items.filter((it) => it.type === "method" && isMatch(it.m)).length : null;
     emit("found", this.found);
     this.items = items;
     this.inner.style.height = Math.max(items.length * ROW_H, 48) + "px";
@@ -186,15 +191,31 @@ export class ProfileTable {
     if (rel.truncated) items.push({ type: "note", text: "(lists cut by the server: the smallest rows are not shown)" });
   }
 
+  /** What each percentage is of: the totals of the selection, per clock. */
+  baseLine() {
+    const t = this.data && this.data.total;
+    if (!t) return "";
+    const parts = [];
+    if (t.cpu_us !== null) parts.push("CPU % of " + fmtDuration(t.cpu_us) + " Thread CPU");
+    if (t.wall_us !== null) parts.push("Real % of " + fmtDuration(t.wall_us) + " Wall (waits included)");
+    return "100 %: " + parts.join(" · ") + ", " + scopeName() + "; parents/children: % of the expanded method";
+  }
+
   renderHead() {
+    setChildren(this.base, this.baseLine());
     const cols = this.columns();
-    this.template = cols.map((c) => c[2]).join(" ");
+    this.colW = this.colW || {}; // widths the user dragged columns to, by key
+    this.template = cols.map((c) => (this.colW[c[0]] ? this.colW[c[0]] + "px" : c[2])).join(" ");
     this.head.style.gridTemplateColumns = this.template;
     setChildren(
       this.head,
       cols.map(([key, title]) => {
         const arrow = this.sortKey === key ? (this.sortDir > 0 ? " ▲" : " ▼") : "";
-        return el("div", { class: "pt-hcell" + (key === "name" ? " name" : ""), title: "Sort by " + title, dataset: { col: key }, onclick: () => this.sortBy(key) }, title + arrow);
+        const base = key.endsWith("_pct") ? " (" + this.baseLine() + ")" : key.includes("off_cpu") ? " (wall − CPU, never negative" + (key === "excl_off_cpu" ? ", in the method's own code" : ", callees included") + ")" : "";
+        const cell = el("div", { class: "pt-hcell" + (key === "name" ? " name" : ""), title: "Sort by " + title + base, dataset: { col: key }, onclick: () => this.sortBy(key) }, title + arrow);
+        cell.style.position = "relative";
+        cell.appendChild(el("span", { class: "col-grip", title: "Drag to resize the column", onclick: (e) => e.stopPropagation(), onmousedown: (e) => keys.dragColumn(this, e, key, cell) }));
+        return cell;
       }),
     );
   }
@@ -206,6 +227,8 @@ export class ProfileTable {
     if (!band) return;
     this.band = band;
     const [first, last] = band;
+    const nameCell = this.head.firstChild;
+    this.nameChars = Math.max(12, Math.floor(((nameCell ? nameCell.offsetWidth : 380) - 70) / monoCharW()));
     const rows = [];
     for (let k = first; k < last; k++) rows.push(this.renderRow(this.items[k], k));
     if (!this.items.length) {
@@ -235,7 +258,7 @@ export class ProfileTable {
         el("span", { class: "twisty" + (can ? "" : " leaf"), title: can ? "Parents and children" : "Not in this report: open the trace with `traceview FILE`", onclick: (e) => (e.stopPropagation(), can && this.toggle(m)) }, can ? (open ? "▾" : "▸") : "·"),
         el("span", { class: "swatch", style: "background:" + methodColor(m) }),
         el("span", { class: "rank" }, String(this.rank.get(m))),
-        el("span", { class: "lbl" }, marked(label(m), state.search)),
+        el("span", { class: "lbl", dataset: { full: label(m) } }, marked(elideName(label(m), this.nameChars), state.search)),
       );
       cells.push(name);
       const total = this.data.total;
@@ -246,8 +269,8 @@ export class ProfileTable {
         else text = fmtMs(M[src][item.i]);
         cells.push(el("div", { class: "num" }, text));
       }
-      const cls = "pt-row method" + (m === state.selected ? " selected" : "") + (open ? " open" : "");
-      return el("div", { class: cls, style, dataset: { method: m }, onclick: () => select(m), ondblclick: () => can && this.toggle(m) }, cells);
+      const cls = "pt-row method" + (m === state.selected ? " selected" : "") + (open ? " open" : "") + (k === this.cursor ? " cursor" : "") + (isMatch(m) ? "" : " unmatched");
+      return el("div", { class: cls, style, dataset: { method: m }, title: isMatch(m) ? null : "Shown although the find text does not match it: it is selected", onclick: () => ((this.cursor = k), select(m)), ondblclick: () => can && this.toggle(m) }, cells);
     }
     // a parent / child / self row: % of the expanded method's inclusive time
     const r = item.r;
@@ -261,7 +284,7 @@ export class ProfileTable {
         { class: "pt-name rel", title: tooltip(r.method) },
         el("span", { class: "swatch", style: "background:" + methodColor(r.method) }),
         el("span", { class: "rank" }, this.rank.has(r.method) ? String(this.rank.get(r.method)) : ""),
-        el("span", { class: "lbl" }, marked(label(r.method), state.search)),
+        el("span", { class: "lbl", dataset: { full: label(r.method) } }, marked(elideName(label(r.method), this.nameChars - 2), state.search)),
       );
     }
     cells.push(name);
@@ -275,7 +298,7 @@ export class ProfileTable {
       cells.push(el("div", { class: "num" }, text));
     }
     const jump = item.self || top ? null : () => this.jump(r.method);
-    return el("div", { class: "pt-row rel " + item.cls + (jump ? "" : " nojump"), style, onclick: jump }, cells);
+    return el("div", { class: "pt-row rel " + item.cls + (jump ? "" : " nojump") + (k === this.cursor ? " cursor" : ""), style, onclick: jump }, cells);
   }
 
   /** Select `m`, expand it and scroll to its row (a parent/child row was clicked). */
@@ -284,6 +307,8 @@ export class ProfileTable {
     select(m);
     this.rebuild();
     this.reveal(m);
+    this.cursor = this.items.findIndex((it) => it.type === "method" && it.m === m);
+    this.render();
   }
 
   reveal(m) {
@@ -306,22 +331,11 @@ export class ProfileTable {
     select(next);
   }
 
+  moveTo(k) {
+    keys.moveTo(this, k);
+  }
+
   onKey(e) {
-    const ms = this.items.filter((it) => it.type === "method").map((it) => it.m);
-    const at = ms.indexOf(state.selected);
-    if (e.key === "ArrowDown" && at + 1 < ms.length) select(ms[at + 1]);
-    else if (e.key === "ArrowUp" && at > 0) select(ms[at - 1]);
-    else if ((e.key === "ArrowRight" || e.key === "Enter") && at >= 0 && !this.expanded.has(state.selected)) this.toggle(state.selected);
-    else if ((e.key === "ArrowLeft" || e.key === "Enter") && at >= 0 && this.expanded.has(state.selected)) this.toggle(state.selected);
-    else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      // typing in the table goes to the find box (traceview behaviour)
-      const find = document.getElementById("find");
-      if (find) {
-        find.focus();
-        find.value += e.key;
-        find.dispatchEvent(new Event("input"));
-      }
-    } else return;
-    e.preventDefault();
+    keys.onKey(this, e);
   }
 }

@@ -18,23 +18,29 @@ export function busyOn(clock) {
 
 /** The rows of `threads` (/api/trace threads) in `sort` order ("name", "busy": the main
  * thread, then by `busy(t)`; else as in the file), stacked from y = 0: `{rows: [{thread, y, h,
- * depth, full, skip, compact}], height}`. `shape` holds what is known per thread row
- * (`depths`: levels seen, `stems`: the stem's levels, `expanded`: the twisty's setting);
- * `open(t)`: true when the row shows every level rather than COLLAPSED_DEPTH. */
+ * depth, full, skip, compact, capped, offset}], height}`. `shape` holds what is known per
+ * thread row (`depths`: levels seen, `stems`: the stem's levels, `expanded`: the twisty's
+ * setting, `offsets`: the first level a capped row is scrolled to) and `cap`, the levels an
+ * open row shows at most (a deeper row scrolls inside itself); `open(t)`: true when the row
+ * shows every level rather than COLLAPSED_DEPTH. `skip` is the first level drawn (the folded
+ * stem and the row's own scroll). */
 export function layoutRows(threads, sort, busy, shape, open) {
   const order = [...threads];
   if (sort === "name") order.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
   else if (sort === "busy") order.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
+  const cap = Math.max(COLLAPSED_DEPTH, shape.cap || MAX_DEPTH);
   let y = 0;
   const rows = order.map((t) => {
     // a row starts below its stem (keeping the stem's last frame) unless opened by hand,
     // so the first levels shown are where the thread's time splits
     const stem = shape.stems.get(t.row) || 0;
-    const skip = stem > 2 && shape.expanded.get(t.row) !== true ? stem - 1 : 0;
-    const full = Math.max(1, Math.min(shape.depths.get(t.row) || 1, MAX_DEPTH) - skip);
-    const depth = open(t) ? full : Math.min(full, COLLAPSED_DEPTH);
+    const fold = stem > 2 && shape.expanded.get(t.row) !== true ? stem - 1 : 0;
+    const full = Math.max(1, Math.min(shape.depths.get(t.row) || 1, MAX_DEPTH) - fold);
+    const depth = open(t) ? Math.min(full, cap) : Math.min(full, COLLAPSED_DEPTH);
+    const capped = open(t) && full > cap;
+    const offset = capped ? Math.max(0, Math.min((shape.offsets && shape.offsets.get(t.row)) || 0, full - depth)) : 0;
     const h = PAD + depth * STRIP + HL + 2;
-    const row = { thread: t.row, y, h, depth, full, skip, compact: depth < full };
+    const row = { thread: t.row, y, h, depth, full, skip: fold + offset, fold, compact: !open(t) && depth < full, capped, offset };
     y += h;
     return row;
   });
@@ -50,8 +56,9 @@ export function tileDepth(tile) {
 }
 
 /** The label of a laid-out row (`row`: {thread, y, h, full, skip, compact}); `busy(t)` is the
- * thread's time shown; `onTwisty(t)` opens or folds the row; `trace` the row's trace (default
- * the shown one); `side` set for the other side of a comparison (no thread picks there). */
+ * thread's time shown; `onTwisty(t, all)` opens or folds the row (`all`: Shift held, every
+ * level, the folded stem too); `trace` the row's trace (default the shown one); `side` set
+ * for the other side of a comparison (no thread picks there). */
 export function threadLabel(row, busy, onTwisty, trace, side) {
   const t = (trace || state.trace).threads[row.thread];
   const box = side ? null : el("input", {
@@ -62,8 +69,10 @@ export function threadLabel(row, busy, onTwisty, trace, side) {
   });
   if (box) box.dataset.thread = String(t.row);
   let full = (t.name ?? t.label) + " (tid " + t.id + ")" + (t.main ? " · main thread" : "");
-  if (row.skip) full += "\n" + row.skip + " outer levels with one call each are folded; ▸/▾ shows every level";
-  const only = side ? null : el("button", { class: "tl-only live-only", title: "Only this thread: aggregate the profile, trees and charts over it alone", onclick: () => setThreads(new Set([t.row])) }, "only");
+  if (row.fold) full += "\n" + row.fold + " outer levels with one call each are folded; the twisty shows every level";
+  if (row.capped) full += "\n" + row.full + " levels: Alt+wheel (or the wheel at its right edge) scrolls its levels";
+  if (box) box.tabIndex = -1; // the list is one Tab stop: arrows move inside it (timeline.js)
+  const only = side ? null : el("button", { class: "tl-only live-only", tabindex: "-1", title: "Only this thread: aggregate the profile, trees and charts over it alone (key O)", onclick: () => setThreads(new Set([t.row])) }, "only");
   if (only) only.dataset.thread = String(t.row);
   return el(
     "div",
@@ -73,14 +82,14 @@ export function threadLabel(row, busy, onTwisty, trace, side) {
       "span",
       {
         class: "tl-twisty",
-        title: row.full > COLLAPSED_DEPTH ? "Show every call level / only the outer ones" : "",
-        onclick: () => onTwisty(t),
+        title: row.full > COLLAPSED_DEPTH || row.fold ? "Show every call level / only the outer ones (keys → / ←); Shift+click: the folded outer levels too" : "",
+        onclick: (e) => onTwisty(t, e.shiftKey),
       },
-      row.full > COLLAPSED_DEPTH || row.skip ? (row.compact || row.skip ? "▸" : "▾") : "",
+      row.full > COLLAPSED_DEPTH || row.fold ? (row.compact ? "▸" : "▾") : "",
     ),
     el("span", { class: "tl-name" }, String(t.label)),
     only,
-    el("span", { class: "tl-busy" }, fmtDuration(busy(t))),
+    el("span", { class: "tl-busy", title: "Busy time: " + (busy(t) ? fmtDuration(busy(t)) : "no calls") }, busy(t) ? fmtDuration(busy(t)) : "idle"),
   );
 }
 

@@ -42,6 +42,20 @@ describe("layoutRows", () => {
     shape.expanded.set(2, true);
     assert.deepEqual([one().skip, one().full], [0, 10]);
   });
+
+  it("caps a deep open row at `cap` levels, scrolled inside itself, its twisty open", () => {
+    const shape = none();
+    shape.depths.set(2, 88);
+    shape.cap = 20;
+    shape.offsets = new Map([[2, 100]]);
+    const row = layoutRows([THREADS[2]], "row", busyOn("cpu"), shape, () => true).rows[0];
+    assert.deepEqual([row.depth, row.full, row.capped, row.offset, row.skip, row.compact], [20, 88, true, 68, 68, false]);
+    assert.equal(row.h, PAD + 20 * STRIP + 5 + 2);
+    shape.offsets.set(2, 5);
+    assert.equal(layoutRows([THREADS[2]], "row", busyOn("cpu"), shape, () => true).rows[0].skip, 5);
+    const closed = layoutRows([THREADS[2]], "row", busyOn("cpu"), shape, () => false).rows[0];
+    assert.deepEqual([closed.depth, closed.capped, closed.compact], [COLLAPSED_DEPTH, false, true]);
+  });
 });
 
 describe("a whole-thread tile", () => {

@@ -3,15 +3,18 @@
 
 import { el, setChildren, sizedContext } from "../lib/dom.js";
 import { axisName, axisNote, fmtDuration } from "../lib/format.js";
-import { on, setRange, state } from "../lib/state.js";
+import { on, setRange, setThreads, state } from "../lib/state.js";
 import { colors } from "../lib/theme.js";
 import { fillCallTip } from "./calltip.js";
 import { AXIS_H, drawAxis, drawFrames, drawHighlight, drawMissing, drawRange, drawTile, PAD, STRIP } from "./painter.js";
 import { busyOn, layoutRows, stemOf, threadLabel, tileDepth } from "./threadrows.js";
 import { shownSource } from "./source.js";
 import { levelFor, TileCache, tilesFor } from "./tiles.js";
+import * as rowtools from "./rowtools.js";
+import { CallSteps } from "./steps.js";
 
-const LABEL_W = 210;
+const LABEL_W = 210; // px of the thread names' column at first (its grip resizes it)
+const ROW_SHARE = 0.6; // an open row takes at most this share of the pane; deeper ones scroll
 
 export class Timeline {
   /** `single`: show only that thread row (the flame chart); otherwise every thread.
@@ -30,6 +33,9 @@ export class Timeline {
     this.depths = new Map(); // thread row -> depth levels seen at level 0
     this.stems = new Map(); // thread row -> outer levels holding one call each (ZygoteInit.main …)
     this.expanded = new Map(); // thread row -> true (every level) / false (compact), set by hand
+    this.offsets = new Map(); // thread row -> first level shown of a capped row (its own scroll)
+    this.labelW = LABEL_W;
+    this.focusRow = 0; // index into this.rows of the thread list's keyboard focus
     this.rows = [];
     this.view = [0, 1];
     this.sort = "busy";
@@ -37,6 +43,7 @@ export class Timeline {
     this.hover = null;
     this.tipGen = 0;
     this.pending = false;
+    this.steps = new CallSteps(this);
     this.build();
     on("trace", () => this.reset());
     for (const ev of ["select", "search", "frames", "theme"]) on(ev, () => this.invalidate());
@@ -52,15 +59,19 @@ export class Timeline {
     this.root.classList.add("timeline");
     this.axis = el("canvas", { class: "tl-axis", title: "Drag to zoom to a range; double-click to show the whole trace" });
     this.canvas = el("canvas", { class: "tl-canvas", tabindex: "0" });
-    this.spacer = el("div", { class: "tl-spacer" });
+    this.spacer = el("div", { class: "tl-spacer", tabindex: "0", role: "listbox", "aria-label": "Threads: ↑/↓ move, Space includes, O only, →/← levels" });
+    this.spacer.addEventListener("keydown", (e) => rowtools.onListKey(this, e));
+    this.spacer.addEventListener("focus", () => rowtools.markFocus(this));
+    this.grip = el("div", { class: "tl-grip", title: "Drag to widen the thread names" });
+    this.grip.addEventListener("mousedown", (e) => rowtools.dragLabels(this, e));
     this.scroll = el("div", { class: "tl-scroll" }, this.spacer);
     this.tip = el("div", { class: "tooltip", hidden: true });
     this.corner = el("div", { class: "tl-corner" });
     this.axisLabel = el("span", { class: "tl-axislabel", hidden: true });
-    this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas);
+    this.body = el("div", { class: "tl-body" }, this.scroll, this.canvas, this.grip);
     setChildren(this.root, el("div", { class: "tl-axisrow" }, this.corner, this.axis, this.axisLabel), this.body, this.tip);
     this.scroll.addEventListener("scroll", () => this.invalidate());
-    new ResizeObserver(() => this.invalidate()).observe(this.body);
+    new ResizeObserver(() => (this.rowCap() !== this.cap && this.src.trace() ? this.layout() : this.invalidate())).observe(this.body);
     this.canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
     this.canvas.addEventListener("mousedown", (e) => this.onDown(e, "canvas"));
     this.axis.addEventListener("mousedown", (e) => this.onDown(e, "axis"));
@@ -77,6 +88,7 @@ export class Timeline {
     this.depths.clear();
     this.stems.clear();
     this.expanded.clear();
+    this.offsets.clear();
     this.scroll.scrollTop = 0;
     this.hideTip();
     this.resetView();
@@ -109,6 +121,22 @@ export class Timeline {
   zoomTo(t0, t1, thread) {
     const pad = (t1 - t0) * 0.05 || 1;
     this.setView(t0 - pad, t1 + pad);
+    this.showThread(thread);
+  }
+
+  /** Scroll a capped row's levels so level `depth` of thread `thread` shows. */
+  showDepth(thread, depth) {
+    rowtools.showDepth(this, thread, depth);
+  }
+
+  /** A short note in the corner (why a step went nowhere), until the next change of view. */
+  say(text) {
+    this.said = text || "";
+    this.invalidate();
+  }
+
+  /** Scroll thread `thread`'s row into view (when it is not). */
+  showThread(thread) {
     const row = this.rows.find((r) => r.thread === thread);
     if (row) {
       const top = this.scroll.scrollTop;
@@ -118,7 +146,8 @@ export class Timeline {
   }
 
   setView(v0, v1) {
-    this.hideTip(); // the strip under the pointer moves: a kept tooltip would describe another
+    this.hideTip();
+    this.said = ""; // the strip under the pointer moves: a kept tooltip would describe another
     const [s, e] = this.span();
     const total = e - s;
     let w = Math.max(v1 - v0, Math.min(0.5, total));
@@ -144,14 +173,23 @@ export class Timeline {
     this.clock = state.clock;
     const threads = trace.threads.filter((t) => this.single === null || t.row === this.single);
     const busy = busyOn(state.clock);
-    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded };
+    const cap = (this.cap = this.rowCap());
+    const shape = { depths: this.depths, stems: this.stems, expanded: this.expanded, offsets: this.offsets, cap };
     const { rows, height } = layoutRows(threads, this.sort, busy, shape, (t) => this.isOpen(t));
     this.rows = rows;
     this.spacer.style.height = height + "px";
-    this.labels = this.rows.map((r) => threadLabel(r, busy, (t) => this.toggleOpen(t), trace, this.src.side));
+    this.spacer.style.width = this.labelW + "px";
+    this.grip.style.left = this.labelW - 3 + "px";
+    this.labels = this.rows.map((r) => threadLabel(r, busy, (t, all) => this.toggleOpen(t, all), trace, this.src.side));
     setChildren(this.spacer, this.labels);
+    rowtools.markFocus(this);
     for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
     this.invalidate();
+  }
+
+  /** The levels an open row shows at most: a share of the pane (a deeper row scrolls). */
+  rowCap() {
+    return Math.max(6, Math.floor(((this.body.clientHeight || 350) * ROW_SHARE) / STRIP));
   }
 
   /** A row shows every level when expanded, or by default for the main thread, the flame
@@ -164,13 +202,13 @@ export class Timeline {
     return Boolean(t.main);
   }
 
-  /** The twisty: compact -> open (stem still folded) -> every level -> compact. */
-  toggleOpen(t) {
+  /** The twisty: an open row folds to its outer levels, a compact one opens (its stem still
+   * folded); `all` (Shift+click): every level, the stem too. */
+  toggleOpen(t, all = false) {
     const stem = (this.stems.get(t.row) || 0) > 2;
-    const now = this.expanded.get(t.row);
     let next;
-    if (now === true) next = false;
-    else if (this.isOpen(t)) next = stem ? true : false;
+    if (all) next = true;
+    else if (this.isOpen(t)) next = false;
     else next = stem ? "open" : true;
     this.expanded.set(t.row, next);
     this.layout();
@@ -206,7 +244,7 @@ export class Timeline {
 
   /** Canvas-area width in CSS px (the scroller's scrollbar stays uncovered). */
   width() {
-    return Math.max(10, this.scroll.clientWidth - LABEL_W);
+    return Math.max(10, this.scroll.clientWidth - this.labelW);
   }
 
   x(t) {
@@ -233,7 +271,7 @@ export class Timeline {
     if (!this.src.trace() || !this.root.offsetParent) return;
     const W = this.width();
     const H = Math.max(10, this.body.clientHeight);
-    this.canvas.style.left = LABEL_W + "px";
+    this.canvas.style.left = this.labelW + "px";
     const ctx = sizedContext(this.canvas, W, H);
     const c = colors();
     ctx.fillStyle = c.bg;
@@ -279,6 +317,24 @@ export class Timeline {
         for (let k = k0; k <= k1; k++) extents.push(this.tiles.highlight(selected, row.thread, level, k));
         drawHighlight(ctx, vp, extents, row, y, c);
       }
+      const at = this.steps.call;
+      if (at && at.thread === row.thread && at.depth !== undefined) {
+        const d = at.depth - row.skip;
+        if (d >= 0 && d < row.depth) {
+          const x0 = this.x(at.start_us);
+          ctx.strokeStyle = c.sel;
+          ctx.lineWidth = 2;
+          ctx.strokeRect(x0 - 1, y + PAD + d * STRIP - 1, Math.max(this.x(at.end_us) - x0, 1) + 2, STRIP + 1);
+        }
+      }
+      if (row.capped) {
+        // a capped row's own scrollbar: which of its levels show
+        const track = row.depth * STRIP;
+        ctx.fillStyle = c.grid;
+        ctx.fillRect(W - 5, y + PAD, 4, track);
+        ctx.fillStyle = c.dimText;
+        ctx.fillRect(W - 5, y + PAD + (row.offset / row.full) * track, 4, Math.max(6, (row.depth / row.full) * track));
+      }
       ctx.fillStyle = c.grid;
       ctx.fillRect(0, y + row.h - 1, W, 1);
     }
@@ -295,11 +351,13 @@ export class Timeline {
     const r = d && (d.mode === "zoom" || d.mode === "range") ? d.range : this.src.range();
     const trace = this.src.trace();
     drawAxis(sizedContext(this.axis, vp.W, AXIS_H), vp, trace.time.start_us, r, c);
-    this.corner.textContent = fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
+    const where = this.said || this.steps.where();
+    this.corner.textContent = (where ? where + " · " : "") + fmtDuration(vp.v1 - vp.v0) + " · " + axisName(trace);
     this.corner.title = axisNote(trace);
     // a reconstructed axis is named on the axis itself, not only in the corner's few words
     const rebuilt = trace.timeline_axis === "reconstructed";
     this.axisLabel.hidden = !rebuilt;
+    this.axisLabel.parentNode.classList.toggle("rebuilt", rebuilt); // a line of its own under the ticks
     if (rebuilt) {
       this.axisLabel.textContent = "Axis reconstructed from record order";
       this.axisLabel.title = axisNote(trace);
@@ -319,7 +377,7 @@ export class Timeline {
       if (sideways) {
         const d = ((e.deltaX || e.deltaY) * px * (this.view[1] - this.view[0])) / this.width();
         this.setView(this.view[0] + d, this.view[1] + d);
-      } else {
+      } else if (!((e.altKey || x > this.width() - 12) && rowtools.scrollRow(this, e.clientY - rect.top, e.deltaY * px))) {
         this.scroll.scrollTop += e.deltaY * px;
         this.hideTip();
       }
@@ -339,7 +397,7 @@ export class Timeline {
     // ranges (it holds whole-trace answers only), so there a drag pans.
     let mode = this.src.ranges() && !e.shiftKey ? "range" : "pan";
     if (where === "axis") mode = "zoom";
-    this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect };
+    this.drag = { mode, x0: e.clientX, y0: e.clientY, t0: t, view: this.view.slice(), moved: false, range: null, rect, alt: e.altKey };
     if (where === "canvas") this.canvas.focus();
     e.preventDefault();
   }
@@ -366,10 +424,14 @@ export class Timeline {
     if (!d) return;
     this.drag = null;
     if (d.mode === "zoom" && d.moved && d.range) this.setView(d.range[0], d.range[1]);
-    else if (d.mode === "range" && d.moved && d.range) setRange(d.range);
+    else if (d.mode === "range" && d.moved && d.range) {
+      if (d.alt) setThreads(new Set(rowtools.rowsBetween(this, d.y0 - d.rect.top, e.clientY - d.rect.top)));
+      setRange(d.range);
+    }
     else if (!d.moved && d.mode !== "zoom") {
       const hit = this.hitTest(e.clientX - d.rect.left, e.clientY - d.rect.top);
       this.src.select(hit && hit.method !== undefined ? hit.method : -1);
+      this.steps.pick(hit);
     }
     this.invalidate();
   }
@@ -381,6 +443,7 @@ export class Timeline {
     if (this.single !== null && document.activeElement !== this.canvas) return;
     const active = document.activeElement;
     if (active && active.closest && active.closest(".pt-scroll")) return; // keys of a table
+    if (active === this.spacer) return; // keys of the thread list
     if (this.single === null && active && active.classList.contains("tl-canvas") && active !== this.canvas) return;
     const [v0, v1] = this.view;
     const w = v1 - v0;
@@ -391,6 +454,9 @@ export class Timeline {
     else if (k === "a" || k === "arrowleft") this.setView(v0 - w * 0.15, v1 - w * 0.15);
     else if (k === "d" || k === "arrowright") this.setView(v0 + w * 0.15, v1 + w * 0.15);
     else if (k === "0") this.resetView();
+    else if (k === "enter" && (active === this.canvas || active === document.body)) this.steps.step(e.shiftKey ? -1 : 1).then((why) => this.say(why));
+    else if (k === "f") this.steps.zoom();
+    else if (k === "r") this.steps.toRange();
     else if (k === "escape" && this.src.range()) setRange(null);
     else return;
     e.preventDefault();
@@ -417,7 +483,7 @@ export class Timeline {
     for (let i = 0; i < r.start.length; i++) {
       if (r.depth[i] !== depth || r.start[i] > t + slack || r.end[i] < t - slack) continue;
       if (!best || r.end[i] - r.start[i] < best.end - best.start) {
-        best = { call: r.call[i], method: r.method[i], start: r.start[i], end: r.end[i], thread: row.thread };
+        best = { call: r.call[i], method: r.method[i], start: r.start[i], end: r.end[i], thread: row.thread, depth };
       }
     }
     if (best) return best;

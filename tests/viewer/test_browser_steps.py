@@ -1,0 +1,87 @@
+"""Stepping through a method's calls on the timeline (issue 22, "missing against Android
+Studio / Perfetto"): Enter / Shift+Enter walk the selected method's calls in time order, F
+zooms to the call, R makes it the range, Alt+drag takes a range on the crossed threads only."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from support.browserkit import (
+    Viewer,
+    fetch_json,
+    open_page,
+    serving,
+    shot,
+)
+from support.corpus import corpus_path
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def viewer() -> Iterator[Viewer]:
+    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
+        yield v
+
+
+@pytest.fixture
+def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
+    errors: list[str] = []
+    pg = open_page(browser, viewer.url, errors)
+    pg.set_viewport_size({"width": 1600, "height": 1000})
+    pg.wait_for_selector("#tab-profile .pt-row.method")
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def _corner(page: Any, text: str) -> str:
+    page.wait_for_function(
+        f"document.querySelector('#timeline .tl-corner').textContent.includes({text!r})"
+    )
+    return page.locator("#timeline .tl-corner").text_content() or ""
+
+
+def test_enter_steps_f_zooms_r_ranges(page: Any, viewer: Viewer) -> None:
+    prof = fetch_json(viewer, "/api/profile?clock=cpu")["methods"]
+    # a method called a few times, each call long enough to see
+    k = next(i for i, c in enumerate(prof["calls"]) if 3 <= c <= 50)
+    method = prof["method"][k]
+    page.evaluate(f"window.traceview.select({method})")
+    canvas = page.locator("#timeline .tl-canvas")
+    canvas.focus()
+    page.keyboard.press("Enter")
+    first = _corner(page, "call 1 of")
+    n = int(re.search(r"call 1 of (\d+)", first).group(1))  # type: ignore[union-attr]
+    assert n >= 3
+    page.keyboard.press("Enter")
+    _corner(page, f"call 2 of {n}")
+    page.keyboard.press("Shift+Enter")
+    _corner(page, f"call 1 of {n}")
+    call = page.evaluate("window.traceview.views.timeline.steps.call")
+    assert call["method"] == method
+    page.keyboard.press("f")
+    view = page.evaluate("window.traceview.views.timeline.view")
+    width = call["end_us"] - call["start_us"]
+    assert view[1] - view[0] == pytest.approx(max(width * 1.1, 0.5), rel=0.02)
+    page.keyboard.press("r")
+    page.wait_for_selector("#range:not([hidden])")
+    assert page.evaluate("window.traceview.state.range") == [call["start_us"], call["end_us"]]
+    shot(page, "steps-call")
+
+
+def test_alt_drag_ranges_one_thread(page: Any) -> None:
+    box = page.locator("#timeline .tl-canvas").bounding_box()
+    page.keyboard.down("Alt")
+    page.mouse.move(box["x"] + 200, box["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 500, box["y"] + 40, steps=4)
+    page.mouse.up()
+    page.keyboard.up("Alt")
+    page.wait_for_selector("#threads-chip:not([hidden])")
+    assert "Only main" in (page.locator("#threads-chip").text_content() or "")
+    assert page.locator("#range").is_visible()
