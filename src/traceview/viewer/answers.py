@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
 from traceview.analysis.layout.budget import culprits, paths
-from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL
 from traceview.analysis.profile import Profile, Relatives
 from traceview.analysis.query import Query
 from traceview.analysis.session import Session

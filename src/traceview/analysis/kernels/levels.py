@@ -24,10 +24,10 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.kernels.jit import njit
+from traceview.analysis.kernels.tiling import BUCKETS
 
 Array = npt.NDArray[Any]
 
-BUCKETS = 1024  # buckets per tile (timeline.BUCKETS)
 SHIFT = 10  # log2(BUCKETS)
 
 

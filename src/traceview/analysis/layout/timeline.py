@@ -5,7 +5,7 @@ of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrowe
 merged, per depth, into runs of adjacent busy buckets. Everything is a binary search on the
 calls' starts (pre-order is chronological within a thread), so a tile never walks a whole
 thread: small ranges are cut out directly, large ones come from per-level indexes built once
-by the compiled passes of `_levels.py` (imported only then: it imports numba). A thread's
+by the compiled passes of `kernels/levels.py` (imported only then: it imports numba). A thread's
 lane keeps views, not copies: the call table's columns and the events' time column, from
 which a start or an end is read when asked for (a lane's starts are gathered only while its
 level indexes are built). Times here are int64 ns on one
@@ -23,14 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import search_starts
+from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
 from traceview.analysis.workers import default_workers, parallel_map
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
 
-BUCKETS = 1024  # buckets per tile
-MAX_LEVEL = 40  # 2**40 tiles: far below one ns per bucket for any real trace
 DIRECT_LIMIT = 65_536  # a tile whose range holds more calls is answered from a level index
 MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `truncated` is set
 HIGHLIGHT_BYTES = 32 << 20  # the highlights' method rows kept, in all
