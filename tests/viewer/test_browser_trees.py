@@ -116,7 +116,7 @@ def test_bottom_up_loads_and_keeps_root_two_near(page: Any) -> None:
 def test_find_reaches_nodes_not_loaded(page: Any, viewer: Viewer) -> None:
     """Find + Enter in a tree asks the server, so a node the first answer left out is found
     (its path merged in, opened to it)."""
-    tree = fetch_json(viewer, "/api/tree?kind=topdown&clock=cpu")
+    tree = fetch_json(viewer, "/api/tree?kind=topdown&clock=cpu&limit=2000")  # as the UI asks
     loaded = set(tree["nodes"]["method"])
     methods = fetch_json(viewer, "/api/methods")["label"]
     prof = fetch_json(viewer, "/api/profile?clock=cpu")["methods"]["method"]

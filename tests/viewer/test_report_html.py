@@ -53,7 +53,7 @@ def test_answers_round_trip_hostile_names(page: str) -> None:
         "/api/profile?clock=cpu",
         "/api/profile?clock=wall",
         "/api/flame?clock=wall&kind=graph",
-        "/api/tree?clock=cpu&kind=bottomup",
+        "/api/tree?clock=cpu&kind=bottomup&limit=2000",
         "/api/frames?budget_ms=16",
         "/api/relations/0?clock=cpu",
         "/api/timeline?level=0&thread=0&tile=0",

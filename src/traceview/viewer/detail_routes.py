@@ -18,9 +18,9 @@ from traceview.analysis.session import Session
 from traceview.viewer import params
 from traceview.viewer.compare_routes import Answer
 from traceview.viewer.steps import step_answer
-from traceview.viewer.trees import find_answer, tree_answer
+from traceview.viewer.trees import MAX_TREE_NODES, find_answer, tree_answer
 
-TREE = (*params.SELECTION, "kind", "node", "children", "match", "after", "dir")
+TREE = (*params.SELECTION, "kind", "node", "children", "limit", "match", "after", "dir")
 STEP = ("at", "dir", "threads", "index")
 
 
@@ -33,7 +33,8 @@ def _tree(s: Session, p: dict[str, str], r: Rename | None) -> Any:
     if p.get("match"):
         after, direction = int(p.get("after", -1)), int(p.get("dir") or 1)
         return find_answer(s, kind, q, _rows(p["match"]), after, direction)
-    return tree_answer(s, kind, q, int(p.get("node", -1)), p.get("children") == "1")
+    node, limit = int(p.get("node", -1)), int(p.get("limit") or MAX_TREE_NODES)
+    return tree_answer(s, kind, q, node, p.get("children") == "1", limit)
 
 
 def detail_routes(answer: Answer) -> list[Route]:

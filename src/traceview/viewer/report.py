@@ -40,7 +40,8 @@ HIGHLIGHT_METHODS = 30  # /api/highlight at level 0 for this many methods
 Params: TypeAlias = dict[str, int | str]
 Entry: TypeAlias = tuple[str, Params, Any]  # (path, parameters as the UI sends them, answer)
 
-REPORT_TREE_NODES = 2_000  # per tree answer: the heaviest; the rest say "N more"
+# a tree's first answer, as the UI asks for it (static/panels/tree.js FIRST): the heaviest nodes
+FIRST_TREE_NODES = 2_000
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,8 @@ def precompute(session: Session, budget: int = BUDGET, rename: Rename | None = N
         graph = answers.flame_answer(session, "graph", q)
         put("/api/flame", {"clock": clock, "kind": "graph"}, graph)
         for kind in ("topdown", "bottomup"):
-            tree = answers.tree_answer(session, kind, q, limit=REPORT_TREE_NODES)
-            put("/api/tree", {"clock": clock, "kind": kind}, tree)
+            tree = answers.tree_answer(session, kind, q, limit=FIRST_TREE_NODES)
+            put("/api/tree", {"clock": clock, "kind": kind, "limit": FIRST_TREE_NODES}, tree)
         methods: list[int] = prof["methods"]["method"]
         for m in methods[:RELATION_METHODS]:
             put(f"/api/relations/{m}", {"clock": clock}, answers.relations_answer(session, m, q))

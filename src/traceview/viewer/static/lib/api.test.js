@@ -176,7 +176,7 @@ describe("report pages written by Python", { skip: reports.length ? false : "TRA
         setClock(clock);
         const profile = await c.get("/api/profile", queryParams());
         await c.get("/api/flame", queryParams({ kind: "graph" }));
-        for (const kind of ["topdown", "bottomup"]) await c.get("/api/tree", queryParams({ kind }));
+        for (const kind of ["topdown", "bottomup"]) await c.get("/api/tree", queryParams({ kind, limit: 2000 }));
         const top = profile.methods.method.slice(0, 5);
         for (const m of top) assert.ok(c.has("/api/relations/" + m, queryParams()), "relations of " + m);
         for (const m of top) await c.get("/api/relations/" + m, queryParams());

@@ -14,6 +14,7 @@ import { ROOTS_MORE, TreeModel, moreOf } from "./treemodel.js";
 const ROW_H = 20;
 const AUTO_OPEN = 0.05; // open children heavier than 5 % of the total on load (top-down)
 const INDENT = 14;
+const FIRST = 2000; // nodes of a tree's first answer (the heaviest; a report holds this one)
 const MAX_MATCH = 400; // methods a find sends the server at most (else: the loaded nodes)
 
 export class CallTree {
@@ -25,7 +26,7 @@ export class CallTree {
     this.rows = [];
     this.cursor = -1; // row index
     this.gen = 0;
-    this.loader = new PanelLoad(root, () => (state.trace ? ["/api/tree", queryParams({ kind })] : null), {
+    this.loader = new PanelLoad(root, () => (state.trace ? ["/api/tree", queryParams({ kind, limit: FIRST })] : null), {
       started: () => setChildren(this.msg, note("loading…")),
       loaded: (data) => this.loaded(data),
       failed: (err) => {
