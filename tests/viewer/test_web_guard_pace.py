@@ -5,12 +5,25 @@ a server that is slow to read it, is not cut. Short timeouts, bounded loops, no 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
 import anyio
 import pytest
 
 from traceview.viewer.guard import BodyTooSlow, Message, Timeouts, _bounded
 
 FAST = Timeouts(head=1.0, idle=0.2, rate=1000.0)
+T = TypeVar("T")
+
+
+def run(main: Callable[[], Awaitable[T]]) -> T:
+    """`anyio.run(main)` on a thread of its own: the shared browser fixture keeps Playwright's
+    event loop on the main thread once a browser test has run, and a second loop may not
+    start there."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, main).result()
 
 
 def test_a_body_that_stops_is_cut_after_idle() -> None:
@@ -23,7 +36,7 @@ def test_a_body_that_stops_is_cut_after_idle() -> None:
         with pytest.raises(BodyTooSlow):
             await receive()
 
-    anyio.run(main)
+    run(main)
 
 
 def test_a_trickle_is_cut_by_the_rate_though_it_never_pauses_long() -> None:
@@ -40,7 +53,7 @@ def test_a_trickle_is_cut_by_the_rate_though_it_never_pauses_long() -> None:
                 return n
         return 0
 
-    assert 0 < anyio.run(main) < 200
+    assert 0 < run(main) < 200
 
 
 def test_a_steady_body_and_a_slow_reader_pass() -> None:
@@ -61,4 +74,4 @@ def test_a_steady_body_and_a_slow_reader_pass() -> None:
             if not message["more_body"]:
                 return got
 
-    assert len(anyio.run(main)) == 10_000
+    assert len(run(main)) == 10_000
