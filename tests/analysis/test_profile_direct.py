@@ -73,10 +73,12 @@ def test_streamed_on_generated_traces() -> None:
         assert_same(trace)
 
 
-def test_streamed_with_estimated_thread_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_streamed_searching_the_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `COUNTS_LIMIT` threads x methods the recursion check searches each stack instead
+    of counting open calls per method: the same numbers."""
     import traceview.analysis.direct as streamed
 
-    monkeypatch.setattr(streamed, "SIZE_SAMPLE", 1000)  # sizes from every ~40th record
+    monkeypatch.setattr(streamed, "COUNTS_LIMIT", 0)
     trace = generate(records=40_000, threads=12, seed=11)
     trace.validate()
     assert_same(trace)

@@ -26,17 +26,19 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
+from traceview.analysis.timecols import thread_dtype
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 IntArray = npt.NDArray[np.signedinteger]
+G = TypeVar("G", bound=np.generic)
 
 RECURSIVE = 1  # the same method is already on this thread's stack (an ancestor)
 SYNTH_ENTRY = 2  # the enter was not recorded: entry set to the thread's first timestamp
@@ -58,6 +60,17 @@ def search_starts(
         else:
             hi = mid
     return lo
+
+
+def gather(
+    col: npt.NDArray[G], index: npt.NDArray[np.integer], chunk: int = 1 << 16
+) -> npt.NDArray[G]:
+    """`col[index]` in slices: numpy widens a narrow index to intp before gathering, and a
+    slice's widened copy stays small (and in the cache) where the whole index's would not."""
+    out = np.empty(len(index), dtype=col.dtype)
+    for at in range(0, len(index), chunk):
+        np.take(col, index[at : at + chunk], out=out[at : at + chunk])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,7 +110,7 @@ class CallTable:
     def thread(self) -> npt.NDArray[np.unsignedinteger]:
         """Thread row of every call (expanded from `thread_ranges`)."""
         sizes = self.thread_ranges[:, 1] - self.thread_ranges[:, 0]
-        dtype = self.trace.events.thread.dtype
+        dtype = thread_dtype(self.trace.events)
         return np.repeat(np.arange(len(sizes), dtype=dtype), sizes)
 
     def start(self, clock: str, rows: slice | IntArray | None = None) -> I64:
@@ -223,7 +236,12 @@ def build_calls(trace: Trace) -> CallTable:
     table's columns (kernels/pairing.py: each thread's rows and stack sized exactly by a first
     pass, so no per-thread temporaries); a thread whose exit names another method than its
     enter is paired again by `pair_records`, which repairs the sequence, and put in its place.
+    A small trace is paired by numpy alone (analysis/small.py: no numba to load).
     """
+    from traceview.analysis import small
+
+    if small.is_small(len(trace.events)):
+        return small.numpy_calls(trace)
     from traceview.analysis.kernels import pairing as _stack
 
     ev = trace.events

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from traceview.analysis.session import Session
-from traceview.cli import options
+from traceview.cli import options, precompile
 from traceview.cli.memory import release_freed_memory
 from traceview.model import printable
 from traceview.viewer.app import LOCAL_HOSTS, create_app
@@ -70,7 +70,7 @@ def load_with_progress(
         step("reading")
         session = options.open_trace(path, args)
         step("building calls")
-        session.calls  # noqa: B018 (builds the call table)
+        session.release_records()  # builds the call table, then keeps only the times
         # the profile and the timeline index are built by the server's warm-up while the
         # browser loads the page (about half a second of overlap on a 10M-record trace)
         step("ready")
@@ -119,11 +119,14 @@ def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
     release_freed_memory()  # a server: big temporaries leave the process once freed
+    compiling = precompile.start()  # numba's cache filled on the other core meanwhile
     import uvicorn
 
     err = Console(stderr=True)
     rename = options.rename(args.mapping)
     session = load_with_progress(args.trace, err, args)
+    if compiling is not None:
+        session.before_kernels = compiling.wait
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     url = url_for(args.host, port)

@@ -30,8 +30,11 @@ class Action(IntEnum):
 
 
 def thread_index_dtype(rows: int) -> np.dtype[np.unsignedinteger]:
-    """The smallest unsigned dtype for thread row indices: uint16 unless there are > 65535 rows."""
-    return np.dtype(np.uint16) if rows <= 0xFFFF else np.dtype(np.uint32)
+    """The smallest unsigned dtype for thread row indices: uint8 up to 256 rows (a byte a record
+    less in every loaded trace of an ordinary app), uint16 up to 65,536, else uint32."""
+    if rows <= 0x100:
+        return np.dtype(np.uint8)
+    return np.dtype(np.uint16) if rows <= 0x10000 else np.dtype(np.uint32)
 
 
 @dataclass(frozen=True, eq=False)
