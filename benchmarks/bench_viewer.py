@@ -177,11 +177,18 @@ def first_views(
                 print(f"first /api/relations/{m}: {ms:.0f} ms, {size / 1024:.0f} KiB")
     at = time.perf_counter() - t0
     t = time.perf_counter()
-    for th in threads:
-        client.get("/api/timeline", params={"thread": th["row"], "level": 0, "tile": 0})
+    from concurrent.futures import ThreadPoolExecutor
+
+    def tile(row: int) -> None:  # six at a time, as a browser asks over its connections
+        with httpx.Client(base_url=str(client.base_url), trust_env=False, timeout=600) as c:
+            c.get("/api/timeline", params={"thread": row, "level": 0, "tile": 0})
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(tile, [th["row"] for th in threads]))
     ms = (time.perf_counter() - t) * 1000
     n = len(threads)
-    print(f"first call chart (level-0 tiles of {n} threads): {ms:.0f} ms (asked at {at:.1f} s)")
+    what = f"first call chart (level-0 tiles of {n} threads, 6 at a time)"
+    print(f"{what}: {ms:.0f} ms (asked at {at:.1f} s)")
     print(f"slowest first view: {max(slowest, ms):.0f} ms, {load()}")
 
 

@@ -77,7 +77,8 @@ def gather(
 class CallTable:
     """One row per call. Stored columns (equal length, pre-order per thread):
 
-    `method` int32 method row; `depth` int32 (0 for roots); `parent` int32/int64 row of the
+    `method` int32 method row; `depth` int16, or int32 for stacks past 32,767 frames (0 for
+    roots); `parent` int32/int64 row of the
     caller (-1 for roots, `parent[i] < i`); `subtree_end` (the subtree of `i` is
     `[i, subtree_end[i])`); `enter_event`/`exit_event` the event rows whose times are the
     call's start and end; `flags` uint8 (`RECURSIVE | SYNTH_ENTRY | OPEN | UNROLL |
@@ -254,7 +255,8 @@ def build_calls(trace: Trace) -> CallTable:
     np.cumsum(sizes, out=start[1:])
     stack_at = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(synth + counts[:, 3], out=stack_at[1:])  # deepest stack per thread
-    out = _Columns(int(start[-1]), idx_dtype)
+    height = int((synth + counts[:, 3]).max()) if n_threads else 0  # the deepest stack
+    out = _Columns(int(start[-1]), idx_dtype, depth_dtype(height))
     c = out.cols
     stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
     failed, still_open, unroll = _stack.pair(
@@ -285,6 +287,12 @@ def build_calls(trace: Trace) -> CallTable:
     table = out.table(trace, ranges, counts[:, 4:6].copy())
     table.diagnostics.extend(repair_diagnostics(stats))
     return table
+
+
+def depth_dtype(height: int) -> np.dtype[Any]:
+    """The call table's depth column for stacks at most `height` frames high: int16 (two
+    bytes a call less) while every depth fits, else int32."""
+    return np.dtype(np.int16) if height <= 0x7FFF else np.dtype(np.int32)
 
 
 def thread_sizes(thread: npt.NDArray[Any], n_threads: int) -> I64:
@@ -323,12 +331,12 @@ class _Columns:
 
     NAMES = ("method", "depth", "parent", "subtree_end", "enter_event", "exit_event", "flags")
 
-    def __init__(self, capacity: int, idx_dtype: type) -> None:
+    def __init__(self, capacity: int, idx_dtype: type, depth: np.dtype[Any]) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64
         self.dtypes = dict(
             zip(
                 self.NAMES,
-                (np.int32, np.int32, row, row, idx_dtype, idx_dtype, np.uint8),
+                (np.int32, depth, row, row, idx_dtype, idx_dtype, np.uint8),
                 strict=True,
             )
         )

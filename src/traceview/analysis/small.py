@@ -20,6 +20,7 @@ from traceview.analysis.calls import (
     REPAIRS,
     CallTable,
     _Columns,
+    depth_dtype,
     pair_records,
     repair_counts,
     repair_diagnostics,
@@ -65,7 +66,10 @@ def numpy_calls(trace: Trace) -> CallTable:
         paired.append(p)
     starts = np.zeros(n + 1, dtype=np.int64)
     np.cumsum([p.rows for p in paired], out=starts[1:])
-    out = _Columns(int(starts[-1]), idx)
+    height = max(
+        (int(p.depth.max()) + 1 for p in paired if p.rows and p.depth is not None), default=0
+    )
+    out = _Columns(int(starts[-1]), idx, depth_dtype(height))
     for t, p in enumerate(paired):
         if p.rows:
             out.put(int(starts[t]), p)

@@ -37,6 +37,12 @@ def thread_index_dtype(rows: int) -> np.dtype[np.unsignedinteger]:
     return np.dtype(np.uint16) if rows <= 0x10000 else np.dtype(np.uint32)
 
 
+def method_dtype(rows: int) -> np.dtype[np.signedinteger]:
+    """The dtype of method row indices in the events: int16 below 32,768 method rows (two
+    bytes a record less in a loaded trace), else int32."""
+    return np.dtype(np.int16) if rows < 0x8000 else np.dtype(np.int32)
+
+
 @dataclass(frozen=True, eq=False)
 class ThreadTable:
     """Threads of a trace, one row each.
@@ -112,7 +118,8 @@ class MethodTable:
 class EventTable:
     """The method enter/exit records, one row each, in file order.
 
-    Invariants (checked by `Trace.validate`): all columns have the same length;
+    Invariants (checked by `Trace.validate`): all columns have the same length; `method` is
+    int32, or int16 when the rows fit (`method_dtype`: the V1 readers);
     `thread[i] < len(threads)`; `method[i] < len(methods)`; `action[i]` in {0, 1, 2};
     within one thread, rows are in that thread's chronological order (file order may
     interleave threads or hold per-thread chunks, never reorders one thread's records);

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import Diagnostic
+from traceview.model import Diagnostic, method_dtype
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
@@ -65,7 +65,8 @@ class RecordDecoder:
         self.stopped_at: int | None = None  # record index of a Dalvik fill-pattern record
         self.dalvik_fill = dalvik_fill and not layout.wide_ids
         self.thread = np.empty(capacity, dtype=np.uint16)
-        self.method = np.empty(capacity, dtype=np.int32)
+        # method rows: two bytes a record while the rows fit (a key of < 32,768 methods)
+        self.method = np.empty(capacity, dtype=method_dtype(len(method_ids)))
         self.action = np.empty(capacity, dtype=np.uint8)
         self.times = {c: np.empty(capacity, dtype=np.int64) for c in layout.clocks}
         last = len(layout.clocks) - 1
@@ -225,6 +226,10 @@ class RecordDecoder:
             ids = [int(k) << 2 for k in new.tolist()]
             self.method_ids.extend(ids)
             self.new_methods.extend(ids)
+            wider = method_dtype(len(self.method_ids))
+            if wider != self.method.dtype:  # past 32,767 rows: four bytes a record
+                self.method = self.method.astype(wider)
+                out = self.method[s:e]
             self._add_sorted(new.astype(np.uint64), np.arange(start, start + len(new)))
             self._lookup(keys, out)
 
