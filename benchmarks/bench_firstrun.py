@@ -73,6 +73,17 @@ def one(cache: str, trace: str | None) -> dict[str, float]:
     return seen
 
 
+def settle() -> None:
+    """Wait (up to 5 min) until no process filling numba's cache is left from a round (the
+    viewer's `cli/precompile.py` outlives it), so that rounds do not overlap."""
+    end = time.perf_counter() + 300
+    while time.perf_counter() < end:
+        found = subprocess.run(["pgrep", "-f", "traceview.cli.precompile"], capture_output=True)
+        if found.returncode != 0:
+            return
+        time.sleep(0.5)
+
+
 def installed(package: str) -> float:
     """MB of an installed package's folder."""
     import importlib.util
@@ -94,13 +105,16 @@ def main(argv: list[str]) -> int:
     sizes = {p: installed(p) for p in ("numba", "llvmlite", "numpy", "traceview")}
     print("installed: " + ", ".join(f"{p} {mb:.0f} MB" for p, mb in sizes.items()))
     results: dict[str, list[dict[str, float]]] = {"cold": [], "warm": []}
-    with tempfile.TemporaryDirectory() as warm_cache:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as warm_cache:
         for _ in range(args.rounds):
-            with tempfile.TemporaryDirectory() as cold_cache:
+            with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as cold_cache:
                 results["cold"].append(one(cold_cache, args.trace))
+                settle()
             if not results["warm"]:
                 one(warm_cache, args.trace)  # fills the cache
+                settle()
             results["warm"].append(one(warm_cache, args.trace))
+            settle()
             for kind in ("cold", "warm"):
                 r = results[kind][-1]
                 tl, pr = r.get("timeline", 0.0), r.get("profile", 0.0)

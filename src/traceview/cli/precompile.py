@@ -1,7 +1,9 @@
 """Fill numba's cache with the viewer's compiled kernels, in a process of its own: the viewer
-starts it (`start()`) as it opens a trace, so that after a fresh install the kernels compile
-on the other core while the trace loads and the first screen is drawn, never on the path of
-a request; with the cache already filled it only loads them (about a second of CPU) and exits.
+starts it (`start()`) as it opens a trace big enough to need them (`worth_it`), so that after
+a fresh install the kernels compile on the other core while the trace loads and the first
+screen is drawn, never on the path of a request; with the cache already filled it only loads
+them (about a second of CPU) and exits. A small trace (the demo) starts none: its first
+screens need no kernel, and a later flame graph loads (or, the first time, compiles) its own.
 
 `python -m traceview.cli.precompile` runs the viewer's compiled passes once on a tiny
 generated trace read back through the reader, so each kernel is compiled for the argument
@@ -16,6 +18,17 @@ import io
 import os
 import subprocess
 import sys
+
+SMALL_FILE = 1 << 20  # bytes: a smaller trace (even gzipped) is one numpy analyses alone
+
+
+def worth_it(path: str) -> bool:
+    """Whether opening `path` may run compiled kernels soon (a trace past a few hundred
+    thousand records); a small trace's first screens need none."""
+    try:
+        return path == "-" or os.path.getsize(path) >= SMALL_FILE
+    except OSError:
+        return True
 
 
 def start() -> subprocess.Popen[bytes] | None:

@@ -119,7 +119,9 @@ def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
     release_freed_memory()  # a server: big temporaries leave the process once freed
-    compiling = precompile.start()  # numba's cache filled on the other core meanwhile
+    # numba's cache filled on the other core while a big trace loads; a small one's first
+    # screens need no kernel (analysis/small.py) and keep both cores
+    compiling = precompile.start() if precompile.worth_it(args.trace) else None
     import uvicorn
 
     err = Console(stderr=True)
