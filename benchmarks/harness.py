@@ -47,6 +47,12 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}"
 
 
+def load() -> str:
+    """The load average (1, 5, 15 minutes) as text, printed beside every measurement: on a
+    shared machine it says how far the absolute times are from a quiet one's."""
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
 def run(cmd: Sequence[str], *, env: dict[str, str] | None = None) -> Run:
     """Run `cmd` with stdout discarded; measure wall time and the child's peak RSS (wait4)."""
     start = time.perf_counter()

@@ -2,6 +2,14 @@
 
     python benchmarks/make_traces.py [--records 1000000 10000000] [--variants regular streaming]
                                      [--threads 24] [--seed 0] [--force] [--demo]
+    python benchmarks/make_traces.py --shapes even dominant many sampled --records 10000000
+
+The shapes every speed target is checked on (`SHAPES`, `shape_path`): `even` (24 threads of
+similar size, the generator's usual trace), `dominant` (12 threads, the main thread holding 45 %
+of the records, about 3,000 methods, stacks 20 deep on average: the shape of a real app
+trace), `many` (200 threads, few records each) and `sampled` (a sampling profiler's records).
+All but `sampled` are balanced, so Debian's dmtracedump reads them; one file per shape and size
+serves every benchmark (`out/shape-<name>-<records>.trace`).
 
 Each trace is `traceview.synth.generate(records, threads, seed)` (v3 dual clock, ART style)
 written as every variant asked for, to `out/gen-<records>-<variant>.trace` (split pairs as
@@ -13,6 +21,8 @@ on first use) the file they need. `--demo` regenerates src/traceview/data/demo.t
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +37,31 @@ from traceview.synth.generate import make_demo
 from traceview.writer import split_paths, write
 
 DEMO = Path(__file__).resolve().parents[1] / "src" / "traceview" / "data" / "demo.trace.gz"
+SHAPES: dict[str, dict[str, Any]] = {
+    "even": {"threads": 24, "balanced": True},
+    "dominant": {"threads": 12, "balanced": True, "main_share": 0.45, "methods": 3000},
+    "many": {"threads": 200, "balanced": True},
+    "sampled": {"threads": 24, "sampled": True},
+}
+
+
+def shape_path(shape: str, records: int) -> Path:
+    """The cached trace of `shape` (a key of `SHAPES`) with `records` records, regular v3 dual;
+    generated on first use in a child process (a forked child's ru_maxrss starts at its
+    parent's RSS, so the measuring process stays small)."""
+    path = OUT / f"shape-{shape}-{records}.trace"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        code = (
+            "import sys, json; from traceview.synth import generate; "
+            "from traceview.writer import write; "
+            "write(generate(records=int(sys.argv[1]), seed=0, **json.loads(sys.argv[2])), "
+            "sys.argv[3] + '.part', variant='regular')"
+        )
+        args = [str(records), json.dumps(SHAPES[shape]), str(path)]
+        subprocess.run([sys.executable, "-c", code, *args], check=True)
+        Path(str(path) + ".part").replace(path)
+    return path
 
 
 def trace_path(
@@ -67,7 +102,18 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true", help="rewrite files that exist")
     p.add_argument("--demo", action="store_true", help="only regenerate the bundled demo trace")
+    p.add_argument("--shapes", nargs="+", choices=sorted(SHAPES), help="write these shapes")
     args = p.parse_args(argv)
+    if args.shapes:
+        print(machine())
+        for shape in args.shapes:
+            for records in args.records:
+                start = time.perf_counter()
+                path = shape_path(shape, records)
+                took = time.perf_counter() - start
+                size = mib(path.stat().st_size)
+                print(f"{shape:9s} {records:>11,} records: {size:>9}  {took:6.1f} s  {path.name}")
+        return 0
     if args.demo:
         path = make_demo(DEMO)
         print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")

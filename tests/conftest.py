@@ -1,6 +1,9 @@
 """Shared fixtures: the real-trace corpus in ../shared/corpus (skipped cleanly when absent) and
 the browser tests' headless Chromium (`browser`) and viewer page (`page`); a test that uses
-either carries the `browser` mark (tests/test_suite_rules.py)."""
+either carries the `browser` mark (tests/test_suite_rules.py). In this process the engine's
+compiled passes also run on small traces (`compiled_passes`): the product analyses traces
+below `analysis.small.SMALL` records by numpy alone, and tests/analysis/test_small.py checks
+that path against them."""
 
 from __future__ import annotations
 
@@ -12,7 +15,16 @@ import pytest
 from support.browserkit import launch, open_page, settle
 from support.corpus import corpus
 
-__all__ = ["browser", "corpus", "page"]
+__all__ = ["browser", "compiled_passes", "corpus", "page"]
+
+
+@pytest.fixture(autouse=True)
+def compiled_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's traces are small: without this they would all take the numpy paths of
+    analysis/small.py, and the compiled passes would go untested in-process."""
+    import traceview.analysis.small as small
+
+    monkeypatch.setattr(small, "SMALL", -1)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

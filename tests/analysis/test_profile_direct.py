@@ -15,7 +15,6 @@ import traceview
 from support.corpus import readable
 from support.engine_checks import traces
 from support.tracebuild import make_trace
-from traceview.analysis import direct
 from traceview.analysis.calls import build_calls
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile, profile
@@ -74,10 +73,12 @@ def test_streamed_on_generated_traces() -> None:
         assert_same(trace)
 
 
-def test_streamed_with_estimated_thread_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_streamed_searching_the_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `COUNTS_LIMIT` threads x methods the recursion check searches each stack instead
+    of counting open calls per method: the same numbers."""
     import traceview.analysis.direct as streamed
 
-    monkeypatch.setattr(streamed, "SIZE_SAMPLE", 1000)  # sizes from every ~40th record
+    monkeypatch.setattr(streamed, "COUNTS_LIMIT", 0)
     trace = generate(records=40_000, threads=12, seed=11)
     trace.validate()
     assert_same(trace)
@@ -122,44 +123,6 @@ def test_streamed_many_threads(trace: Trace) -> None:
 @pytest.mark.parametrize("path", readable(), ids=lambda p: p.name)
 def test_streamed_on_corpus(path: Path) -> None:
     trace = traceview.load(path)
-    trace.validate()
-    assert_same(trace)
-
-
-def test_biggest_first_map_keeps_input_order_and_raises() -> None:
-    from traceview.analysis.workers import biggest_first_map
-
-    items = list(range(40, 0, -1))
-    assert biggest_first_map(lambda x: x * x, items, 2) == [x * x for x in items]
-    assert biggest_first_map(lambda x: x + 1, items, 1) == [x + 1 for x in items]
-
-    def boom(x: int) -> int:
-        if x == 3:
-            raise ValueError("three")
-        return x
-
-    with pytest.raises(ValueError, match="three"):
-        biggest_first_map(boom, items, 3)
-
-
-# issue 18: small threads are paired together, a batch at a time (65,535 threads one by one
-# took a minute); the result still equals the call table's
-
-
-@pytest.fixture
-def batch_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(direct, "MIN_BATCH", 1)
-    monkeypatch.setattr(direct, "SMALL", 1 << 30)
-    monkeypatch.setattr(direct, "BATCH", 7)  # a few threads a batch
-
-
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)  # the fixture only sets module constants: the same for every example
-@given(traces(messy=True, threads=(1, 12)))
-def test_batched_equals_call_table_profile(batch_everything: None, trace: Trace) -> None:
     trace.validate()
     assert_same(trace)
 

@@ -1,7 +1,9 @@
 """numba (about 0.2 s to import) is loaded only by the work that runs compiled kernels: the
-event exports (chrome, speedscope) and the merged trees (folded, svg, pprof, `tree`, the
-viewer's flame graphs); the profile's commands and formats start without it. Each case runs
-the CLI in a fresh interpreter and reports whether numba was imported."""
+profile's commands (`info`, `stats`, `-r`, `dmtracedump`: the direct profile) on traces past
+`analysis.small.SMALL` records (smaller ones are counted by numpy), the event exports (chrome,
+speedscope) and the merged trees (folded, svg, pprof, `tree`, the viewer's flame graphs);
+commands that analyse nothing start without it. Each case runs the CLI in a fresh
+interpreter and reports whether numba was imported."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def imports_numba(*argv: str) -> bool:
 @pytest.mark.parametrize(
     "argv",
     [
+        ["--version"],
+        ["convert", "{trace}", "{out}.trace", "--to", "streaming"],
         ["info", "{trace}"],
         ["stats", "{trace}"],
         ["-r", "{trace}"],
@@ -56,6 +60,22 @@ def test_commands_without_a_kernel_do_not_import_numba(
 ) -> None:
     args = [a.format(trace=trace_path, out=tmp_path / "out") for a in argv]
     assert not imports_numba(*args)
+
+
+@pytest.fixture(scope="module")
+def big_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from traceview.analysis.small import SMALL
+
+    path = tmp_path_factory.mktemp("numba") / "big.trace"
+    write(generate(records=SMALL + 20_000, threads=3, seed=5), str(path))
+    return path
+
+
+@pytest.mark.parametrize("command", ["info", "stats", "-r", "dmtracedump"])
+def test_the_profile_commands_run_the_compiled_direct_profile_past_small(
+    big_path: Path, command: str
+) -> None:
+    assert imports_numba(command, str(big_path))
 
 
 @pytest.mark.parametrize("suffix", ["chrome.json", "folded", "pb.gz"])

@@ -19,7 +19,6 @@ import numpy.typing as npt
 import pytest
 
 from traceview.analysis import Session, calls
-from traceview.analysis.calls import ThreadRows
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.view import View
 from traceview.exporters.dmtracedump import Report, compute
@@ -121,21 +120,9 @@ def test_dmtracedump_report_converts_each_column_a_few_times(n: int) -> None:
     assert Counted.converted <= 16 * len(lp), Counted.converted
 
 
-def test_thread_rows_pass_over_the_events_a_bounded_number_of_times() -> None:
-    """Interleaved threads of equal size: each got a comparison pass over every record."""
-    n = 5000
-    trace = many_threads(n)
-    thread = counted(trace.events.thread)
-    sizes = np.full(n, 4, dtype=np.int64)
-    rows_of = ThreadRows(thread, sizes, np.int32, lazy=True)
-    Counted.compared = 0
-    got = [rows_of(t) for t in range(n)]
-    assert all(len(r) == 4 for r in got)
-    assert Counted.compared <= 65 * len(thread), Counted.compared  # at most 64 passes
-
-
-def test_small_threads_are_paired_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Thousands of small threads: paired together, not one numpy pipeline each."""
+def test_small_threads_are_not_paired_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thousands of small threads: counted by one compiled pass, not one numpy pipeline each
+    (a small trace is analysed by numpy only while it has few threads: analysis/small.py)."""
     seen = {"pairings": 0}
     real = calls.pair_thread
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -234,3 +235,22 @@ def test_overflow_like_art_2023() -> None:
     assert mismatched > 0
     roomy = generate(records=20_000, threads=6, seed=3, overflow_records=10**6, chunk_records=1000)
     assert not roomy.header.overflow and len(roomy.events) == 20_000
+
+
+def test_benchmark_shapes_one_dominant_thread_and_many_methods() -> None:
+    """`main_share` gives the main thread that share of the records, `methods` widens the app's
+    code to about that many methods (copies in packages of their own), and the trace stays
+    valid and balanced; the defaults leave the trace as it was."""
+    plain = generate(records=50_000, threads=12, seed=3, balanced=True)
+    wide = generate(records=50_000, threads=12, seed=3, balanced=True, main_share=0.45, methods=800)
+    wide.validate()
+    share = np.bincount(wide.events.thread, minlength=12) / len(wide.events)
+    assert abs(share[0] - 0.45) < 0.01
+    assert len(wide.methods) > 1.5 * len(plain.methods)
+    copies = [c for c in wide.methods.class_name if re.search(r"\.v\d+\.", c)]
+    assert copies and all(c.startswith("com.example.") for c in copies)
+    assert list(_calls(wide))  # every exit still matches its enter (checked by _calls)
+    again = generate(records=50_000, threads=12, seed=3, balanced=True)
+    assert np.array_equal(again.events.method, plain.events.method)
+    with pytest.raises(ValueError, match="main_share"):
+        generate(records=1000, main_share=1.5)

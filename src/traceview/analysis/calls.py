@@ -23,11 +23,10 @@ Every start/end time is the time of some event, so the table stores event rows
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +38,13 @@ from traceview.analysis.pairing import RECURSIVE as RECURSIVE
 from traceview.analysis.pairing import SYNTH_ENTRY as SYNTH_ENTRY
 from traceview.analysis.pairing import UNROLL as UNROLL
 from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
+from traceview.analysis.timecols import thread_dtype
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 IntArray = npt.NDArray[np.signedinteger]
+G = TypeVar("G", bound=np.generic)
 
 
 def search_starts(
@@ -61,11 +62,23 @@ def search_starts(
     return lo
 
 
+def gather(
+    col: npt.NDArray[G], index: npt.NDArray[np.integer], chunk: int = 1 << 16
+) -> npt.NDArray[G]:
+    """`col[index]` in slices: numpy widens a narrow index to intp before gathering, and a
+    slice's widened copy stays small (and in the cache) where the whole index's would not."""
+    out = np.empty(len(index), dtype=col.dtype)
+    for at in range(0, len(index), chunk):
+        np.take(col, index[at : at + chunk], out=out[at : at + chunk])
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class CallTable:
     """One row per call. Stored columns (equal length, pre-order per thread):
 
-    `method` int32 method row; `depth` int32 (0 for roots); `parent` int32/int64 row of the
+    `method` int32 method row; `depth` int16, or int32 for stacks past 32,767 frames (0 for
+    roots); `parent` int32/int64 row of the
     caller (-1 for roots, `parent[i] < i`); `subtree_end` (the subtree of `i` is
     `[i, subtree_end[i])`); `enter_event`/`exit_event` the event rows whose times are the
     call's start and end; `flags` uint8 (`RECURSIVE | SYNTH_ENTRY | OPEN | UNROLL |
@@ -111,7 +124,7 @@ class CallTable:
     def thread(self) -> npt.NDArray[np.unsignedinteger]:
         """Thread row of every call (expanded from `thread_ranges`)."""
         sizes = self.thread_ranges[:, 1] - self.thread_ranges[:, 0]
-        dtype = self.trace.events.thread.dtype
+        dtype = thread_dtype(self.trace.events)
         return np.repeat(np.arange(len(sizes), dtype=dtype), sizes)
 
     def start(self, clock: str, rows: slice | IntArray | None = None) -> I64:
@@ -237,7 +250,12 @@ def build_calls(trace: Trace) -> CallTable:
     table's columns (kernels/pairing.py: each thread's rows and stack sized exactly by a first
     pass, so no per-thread temporaries); a thread whose exit names another method than its
     enter is paired again by `pair_records`, which repairs the sequence, and put in its place.
+    A small trace is paired by numpy alone (analysis/small.py: no numba to load).
     """
+    from traceview.analysis import small
+
+    if small.is_small(len(trace.events), len(trace.threads)):
+        return small.numpy_calls(trace)
     from traceview.analysis.kernels import pairing as _stack
 
     ev = trace.events
@@ -250,7 +268,8 @@ def build_calls(trace: Trace) -> CallTable:
     np.cumsum(sizes, out=start[1:])
     stack_at = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(synth + counts[:, 3], out=stack_at[1:])  # deepest stack per thread
-    out = _Columns(int(start[-1]), idx_dtype)
+    height = int((synth + counts[:, 3]).max()) if n_threads else 0  # the deepest stack
+    out = _Columns(int(start[-1]), idx_dtype, depth_dtype(height))
     c = out.cols
     stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
     columns = Calls._make(c[name] for name in Calls._fields)
@@ -265,7 +284,7 @@ def build_calls(trace: Trace) -> CallTable:
     )
     count = sizes.copy()
     extra: dict[int, Paired] = {}  # repaired threads with more calls than their rows (rare)
-    for t, rows in _rows_of(ev.thread, failed, idx_dtype):
+    for t, rows in rows_of(ev.thread, failed, idx_dtype):
         paired, dropped = pair_records(ev.action[rows], ev.method[rows], rows)
         for key, value in repair_counts(paired, dropped).items():
             stats[key] += value
@@ -280,7 +299,7 @@ def build_calls(trace: Trace) -> CallTable:
     return table
 
 
-def _rows_of(
+def rows_of(
     thread: npt.NDArray[Any], wanted: npt.NDArray[np.bool_], dtype: type
 ) -> Iterator[tuple[int, IntArray]]:
     """(thread row, its event rows in order) for each `wanted` thread: one pass and a sort
@@ -293,6 +312,12 @@ def _rows_of(
     starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
     for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
         yield int(owner[a]), rows[a:b]
+
+
+def depth_dtype(height: int) -> np.dtype[Any]:
+    """The call table's depth column for stacks at most `height` frames high: int16 (two
+    bytes a call less) while every depth fits, else int32."""
+    return np.dtype(np.int16) if height <= 0x7FFF else np.dtype(np.int32)
 
 
 def thread_sizes(thread: npt.NDArray[Any], n_threads: int) -> I64:
@@ -331,12 +356,12 @@ class _Columns:
 
     NAMES = Calls._fields  # method, depth, parent, subtree_end, enter_event, exit_event, flags
 
-    def __init__(self, capacity: int, idx_dtype: type) -> None:
+    def __init__(self, capacity: int, idx_dtype: type, depth: np.dtype[Any]) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64
         self.dtypes = dict(
             zip(
                 self.NAMES,
-                (np.int32, np.int32, row, row, idx_dtype, idx_dtype, np.uint8),
+                (np.int32, depth, row, row, idx_dtype, idx_dtype, np.uint8),
                 strict=True,
             )
         )
@@ -411,68 +436,6 @@ def _shift(name: str, rows: npt.NDArray[Any], delta: int) -> None:
         rows[rows >= 0] += delta
     elif name == "subtree_end":
         rows += delta
-
-
-class ThreadRows:
-    """The event rows (in order) of any thread row.
-
-    Events already grouped by thread: slices. Otherwise one comparison pass per big thread
-    (no global index array held), and one pass plus a small sort for all the small threads
-    together (those holding the last 5 % of the records), so a trace with many small threads
-    does not pay one full pass each. At most `PASSES` threads get a pass of their own (the
-    biggest): with 65,535 threads of equal size, one pass each was quadratic.
-    """
-
-    PASSES = 64
-
-    def __init__(
-        self, thread: npt.NDArray[Any], sizes: I64, dtype: type, lazy: bool = False
-    ) -> None:
-        self.thread, self.dtype = thread, dtype
-        self.n_threads = n_threads = len(sizes)
-        n = len(thread)
-        self.bounds: npt.NDArray[np.intp] | None = None
-        self.small: dict[int, IntArray] = {}
-        self.small_set: set[int] = set()
-        self.loaded = not lazy
-        self.lock = threading.Lock()
-        if n and n_threads > 1 and bool(np.all(thread[1:] >= thread[:-1])):
-            self.bounds = np.searchsorted(thread, np.arange(n_threads + 1))
-            return
-        by_size = np.argsort(sizes, kind="stable")
-        small_total = np.cumsum(sizes[by_size])
-        cut = int(np.searchsorted(small_total, n // 20, side="right"))
-        cut = max(cut, n_threads - self.PASSES)
-        if cut > 1:  # done now (while the output is still untouched) unless lazy
-            self.small_set = {int(t) for t in by_size[:cut]}
-            if not lazy:
-                self._load_small()
-
-    def _load_small(self) -> None:
-        members = np.array(sorted(self.small_set), dtype=self.thread.dtype)
-        wanted = np.zeros(self.n_threads, dtype=bool)
-        wanted[members] = True
-        rows: IntArray = np.flatnonzero(wanted[self.thread]).astype(self.dtype, copy=False)
-        owner = self.thread[rows]
-        order = np.argsort(owner, kind="stable")
-        rows, owner = rows[order], owner[order]
-        cuts = np.searchsorted(owner, members, side="right")
-        start = 0
-        for t, end in zip(members.tolist(), cuts.tolist(), strict=True):
-            self.small[t] = rows[start:end]
-            start = end
-
-    def __call__(self, t: int) -> IntArray:
-        if self.bounds is not None:
-            lo, hi = int(self.bounds[t]), int(self.bounds[t + 1])
-            return np.arange(lo, hi, dtype=self.dtype)
-        if t in self.small_set:
-            with self.lock:  # lazy: the first small thread asked for loads them all
-                if not self.loaded:
-                    self._load_small()
-                    self.loaded = True
-                return self.small.pop(t)
-        return np.flatnonzero(self.thread == t).astype(self.dtype, copy=False)
 
 
 REPAIRS = ("synth", "open", "unroll", "forced", "dropped")  # kinds of repair, as counted

@@ -25,6 +25,7 @@ from traceview.analysis.kernels.columns import Times
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
+from traceview.analysis.small import is_small
 from traceview.analysis.workers import default_workers, parallel_map, pieces
 from traceview.model import Diagnostic, Trace
 
@@ -289,11 +290,14 @@ def cut_parts(
     threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
     (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
     same calls (`direct_profile`, without a call table)."""
-    from traceview.analysis.kernels import edges as kernels
-
     if not cuts:
         return []
     clocks = tuple(cuts[0].clip)
+    rows = sum(int(hi - lo) for c in cuts for lo, hi in zip(c.lo, c.hi, strict=True))
+    if all(c.range_clock is None for c in cuts) and is_small(rows, len(cuts)):
+        return whole_thread_parts(calls, [(c.thread, dict(c.totals)) for c in cuts], clocks)
+    from traceview.analysis.kernels import edges as kernels
+
     ev = calls.trace.events
     times = Times.of([ev.time(c) for c in clocks])
     seg = Segments.of(cuts, clocks)
@@ -309,6 +313,24 @@ def cut_parts(
     keys = np.concatenate([f[0] for f in found])
     sums = np.concatenate([f[1] for f in found])
     counted = np.sum([f[2] for f in found], axis=0)
+    threads = [(c.thread, dict(c.totals)) for c in cuts]
+    return edge_parts(keys, sums, counted, threads, clocks, n_methods)
+
+
+def edge_parts(
+    keys: I64,
+    sums: I64,
+    counted: I64,
+    threads: Sequence[tuple[int, dict[str, int]]],
+    clocks: Sequence[str],
+    n_methods: int,
+) -> list[ThreadPart]:
+    """The parts of `threads` ((thread row, its totals per clock), in order) from counted
+    edges: `keys` rows (edge key, thread row) as the compiled passes make them (`(caller bin +
+    1) * 2 * n_methods + callee bin`, a bin `method * 2 + recursive`), possibly repeated (the
+    pieces of one thread counted apart), `sums` rows (calls, time on each of `clocks`)
+    and `counted` calls per thread row. Each part's edges come in `thread_stats`' order (by
+    caller bin, then callee bin)."""
     # one row per (thread, key), in that order, the pieces' sums added
     order = np.lexsort((keys[:, 0], keys[:, 1]))
     keys, sums = keys[order], sums[order]
@@ -319,10 +341,11 @@ def cut_parts(
     sums = np.add.reduceat(sums, starts, axis=0) if len(starts) else sums
     caller, callee = np.divmod(keys[:, 0], 2 * n_methods)
     caller -= 1  # -1: (toplevel)
-    bounds_of = np.searchsorted(keys[:, 1], [c.thread for c in cuts], side="left")
-    ends_of = np.searchsorted(keys[:, 1], [c.thread for c in cuts], side="right")
+    rows = [t for t, _ in threads]
+    bounds_of = np.searchsorted(keys[:, 1], rows, side="left")
+    ends_of = np.searchsorted(keys[:, 1], rows, side="right")
     parts = []
-    for cut, a, b in zip(cuts, bounds_of, ends_of, strict=True):
+    for (t, totals), a, b in zip(threads, bounds_of, ends_of, strict=True):
         up, down, got = caller[a:b], callee[a:b], sums[a:b]
         edges = EdgeTable(
             parent=np.where(up >= 0, up >> 1, -1).astype(np.int32),
@@ -332,7 +355,25 @@ def cut_parts(
             calls=got[:, 0].copy(),
             incl={c: got[:, 1 + i].copy() for i, c in enumerate(clocks)},
         )
-        parts.append(ThreadPart(cut.thread, edges, dict(cut.totals), int(counted[cut.thread])))
+        parts.append(ThreadPart(t, edges, totals, int(counted[t])))
+    return parts
+
+
+def whole_thread_parts(
+    calls: CallTable, threads: Sequence[tuple[int, dict[str, int]]], clocks: Sequence[str]
+) -> list[ThreadPart]:
+    """The parts of whole threads ((thread row, its totals per clock)) of a call table by
+    `thread_stats`, as `cut_parts` counts them (its numpy path for small tables,
+    analysis/small.py)."""
+    parts = []
+    for t, totals in threads:
+        lo, hi = (int(x) for x in calls.thread_ranges[t])
+        sel = slice(lo, hi)
+        parent = calls.parent[sel].astype(np.int64)
+        parent[parent >= 0] -= lo
+        incl = {c: calls.incl(c, sel) for c in clocks}
+        stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl)
+        parts.append(stats.part(t, totals))
     return parts
 
 

@@ -31,7 +31,7 @@ from traceview.analysis.calltree import CallTree, invert, top_down
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.layout.budget import FrameCalls, frame_calls
 from traceview.analysis.layout.flame import KINDS, FlameLayout, layout
-from traceview.analysis.layout.timeline import Timeline, load_kernels
+from traceview.analysis.layout.timeline import Timeline
 from traceview.analysis.memo import Memo
 from traceview.analysis.mycode import keep_packages
 from traceview.analysis.profile import Profile, profile
@@ -48,6 +48,8 @@ from traceview.analysis.query import (
 )
 from traceview.analysis.ranges import cut_thread
 from traceview.analysis.threads import ThreadPick, pick_threads
+from traceview.analysis.timecols import TimeColumns
+from traceview.analysis.warmup import Gate, warm
 from traceview.model import Diagnostic, MethodTable, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -82,6 +84,8 @@ class Session:
         self._cache = Memo(CACHE_VIEWS)
         self._timeline: Timeline | None = None
         self._excl: dict[str, I64] = {}
+        self.gate = Gate()  # the requests being answered: background work waits for none
+        self.before_kernels: Callable[[], object] = lambda: None  # see `warm`
         self.timings: dict[str, float] = {}  # seconds per engine phase (direct profile)
 
     # -- what every front end shares ---------------------------------------------------------
@@ -98,6 +102,21 @@ class Session:
     def has_calls(self) -> bool:
         """True once the call table is built."""
         return self._calls is not None
+
+    def release_records(self) -> None:
+        """Build the call table, then keep only the events' time columns
+        (analysis/timecols.py): the table says what the thread, method and action columns
+        said. For a session that lives on (the viewer), at 7 bytes a record; the whole-trace
+        profile is then the table's, and record-level outputs (dmtracedump's, `dump`) cannot
+        be made from this session any more."""
+        with self.lock:
+            calls = self.calls
+            if isinstance(self.trace.events, TimeColumns):
+                return
+            trace = replace(self.trace, events=TimeColumns(self.trace.events))
+            # each thread's first and last record stay known (found from the thread column)
+            self._calls = replace(calls, trace=trace, thread_events=calls._thread_events)
+            self.trace = trace
 
     def diagnostics(self) -> list[Diagnostic]:
         """Every repair: the reader's, then the engine's (exit without enter, calls open at the
@@ -320,20 +339,13 @@ class Session:
         return hit
 
     def warm(self) -> None:
-        """Build what a viewer's first screen asks for (run in the background after start):
-        the default profile (method colours, the table), the timeline index and its first
-        levels of every thread (the first paint waits for them), then their other levels,
-        the default flame graph; two threads at a time, so that the warm-up is over before
-        the first clicks (a tile or a range answered while it runs competes for the cores:
-        at 70M records p95 ~80 ms during it, ~10-40 ms after). Not `excl` (two int64 columns
-        per call, 530 MB at 70M records): a call look-up computes its subtree's. The
-        timeline's compiled passes load meanwhile on a thread of their own."""
-        threading.Thread(target=load_kernels, name="traceview-kernels", daemon=True).start()
-        self.profile(self.query())
-        tl = self.timeline()
-        tl.prepare_all(3)
-        tl.prepare_all()
-        self.top_down(self.query())
+        """Build what a viewer's first screens ask for, step by step, each step waiting while
+        a request is answered (analysis/warmup.py; the viewer marks its requests with
+        `gate.serving()`); run in the background once the server is ready. Its compiled
+        steps first call `before_kernels` (the viewer waits there for the process filling
+        numba's cache). Not `excl` (two int64 columns per call, 530 MB at 70M records): a
+        call look-up computes its subtree's."""
+        warm(self)
 
     # -- the selection -----------------------------------------------------------------------
 

@@ -70,56 +70,6 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], workers: int | None =
     return list(parallel_imap(fn, items, workers))
 
 
-def biggest_first_map(fn: Callable[[T], R], items: list[T], workers: int) -> list[R]:
-    """`[fn(x) for x in items]` for items sorted biggest first, on up to `workers` threads:
-    the calling thread takes the first (biggest) item while the others take items from the
-    small end, so that the biggest item's temporaries (the peak) meet only small ones;
-    once it is done every thread takes the next biggest. Results in input order."""
-    if workers <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    import threading
-
-    queue = deque(range(1, len(items)))
-    lock = threading.Lock()
-    first_done = threading.Event()
-    results: dict[int, R] = {}
-    errors: list[BaseException] = []
-
-    def take(from_small_end: bool) -> int | None:
-        with lock:
-            if not queue or errors:
-                return None
-            return queue.pop() if from_small_end and not first_done.is_set() else queue.popleft()
-
-    def run(i: int) -> bool:
-        try:
-            results[i] = fn(items[i])
-        except BaseException as exc:  # re-raised in the calling thread
-            errors.append(exc)
-            return False
-        return True
-
-    def helper() -> None:
-        while (i := take(True)) is not None and run(i):
-            pass
-
-    helpers = [threading.Thread(target=helper, daemon=True) for _ in range(workers - 1)]
-    for h in helpers:
-        h.start()
-    try:
-        if run(0):
-            first_done.set()
-            while (i := take(False)) is not None and run(i):
-                pass
-    finally:
-        first_done.set()
-        for h in helpers:
-            h.join()
-    if errors:
-        raise errors[0]
-    return [results[i] for i in range(len(items))]
-
-
 def pieces(segments: I64, n: int) -> list[tuple[I64, I64, I64]]:
     """`segments` ((lo, hi) row pairs) cut into `n` pieces of about equal rows, anywhere, each
     as its (lo, hi) arrays and the index of the segment each came from; one piece when the

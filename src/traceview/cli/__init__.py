@@ -108,6 +108,27 @@ def _quiet_stdout() -> None:
         pass
 
 
+ONE_SHOT = ("-r", "dmtracedump", "stats", "info")  # print, then leave at once
+
+
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+    if sys.argv[1:2] and sys.argv[1] in ONE_SHOT:
+        leave(code)
+    sys.exit(code)
+
+
+def leave(code: int) -> None:
+    """End a one-shot command without the interpreter's teardown (freeing every array and
+    module one by one: about 0.1 s of CPU after a 10M-record report): its output is written
+    and flushed here, and it holds no other resource."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        code = 0
+    except (OSError, ValueError):
+        pass
+    os._exit(code)

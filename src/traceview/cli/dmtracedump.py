@@ -167,6 +167,7 @@ def _graph(graph: Format, view: View, target: str, keep: bool, opts: Any) -> Non
 
 def run() -> None:
     """Console-script entry point (`dmtracedump ...`)."""
+    from traceview.cli import leave
     from traceview.cli import main as cli_main
 
-    sys.exit(cli_main(["dmtracedump", *sys.argv[1:]]))
+    leave(cli_main(["dmtracedump", *sys.argv[1:]]))

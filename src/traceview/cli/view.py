@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from traceview.analysis.session import Session
-from traceview.cli import options
+from traceview.cli import options, precompile
 from traceview.cli.memory import release_freed_memory
 from traceview.cli.parser import Parser
 from traceview.model import printable
@@ -71,7 +71,7 @@ def load_with_progress(
         step("reading")
         session = options.open_trace(path, args)
         step("building calls")
-        session.calls  # noqa: B018 (builds the call table)
+        session.release_records()  # builds the call table, then keeps only the times
         # the profile and the timeline index are built by the server's warm-up while the
         # browser loads the page (about half a second of overlap on a 10M-record trace)
         step("ready")
@@ -120,9 +120,14 @@ def main(argv: list[str]) -> int:
     """Run the viewer until Ctrl-C; 0 on a clean stop."""
     args = parser().parse_args(argv)
     release_freed_memory()  # a server: big temporaries leave the process once freed
+    # numba's cache filled on the other core while a big trace loads; a small one's first
+    # screens need no kernel (analysis/small.py) and keep both cores
+    compiling = precompile.start() if precompile.worth_it(args.trace) else None
     err = Console(stderr=True)
     rename = options.rename(args.mapping)
     session = load_with_progress(args.trace, err, args)
+    if compiling is not None:
+        session.before_kernels = compiling.wait
     sock = bind(args.host, args.port)
 
     def reopen(pick: int) -> Session:  # another process of the same ANR report

@@ -7,6 +7,7 @@ from traceview.model.tables import (
     EventTable,
     MethodTable,
     ThreadTable,
+    method_dtype,
     thread_index_dtype,
 )
 from traceview.model.text import printable, terminal_bytes, terminal_text, visible
@@ -27,6 +28,7 @@ __all__ = [
     "TraceError",
     "TraceFormatError",
     "Variant",
+    "method_dtype",
     "printable",
     "terminal_bytes",
     "terminal_text",

@@ -30,8 +30,17 @@ class Action(IntEnum):
 
 
 def thread_index_dtype(rows: int) -> np.dtype[np.unsignedinteger]:
-    """The smallest unsigned dtype for thread row indices: uint16 unless there are > 65535 rows."""
-    return np.dtype(np.uint16) if rows <= 0xFFFF else np.dtype(np.uint32)
+    """The smallest unsigned dtype for thread row indices: uint8 up to 256 rows (a byte a record
+    less in every loaded trace of an ordinary app), uint16 up to 65,536, else uint32."""
+    if rows <= 0x100:
+        return np.dtype(np.uint8)
+    return np.dtype(np.uint16) if rows <= 0x10000 else np.dtype(np.uint32)
+
+
+def method_dtype(rows: int) -> np.dtype[np.signedinteger]:
+    """The dtype of method row indices in the events: int16 below 32,768 method rows (two
+    bytes a record less in a loaded trace), else int32."""
+    return np.dtype(np.int16) if rows < 0x8000 else np.dtype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +122,8 @@ class MethodTable:
 class EventTable:
     """The method enter/exit records, one row each, in file order.
 
-    Invariants (checked by `Trace.validate`): all columns have the same length;
+    Invariants (checked by `Trace.validate`): all columns have the same length; `method` is
+    int32, or int16 when the rows fit (`method_dtype`: the V1 readers);
     `thread[i] < len(threads)`; `method[i] < len(methods)`; `action[i]` in {0, 1, 2};
     within one thread, rows are in that thread's chronological order (file order may
     interleave threads or hold per-thread chunks, never reorders one thread's records);

@@ -80,11 +80,17 @@ def _nonsense(trace: Trace) -> str | None:
     ev, n = trace.events, len(trace.events)
     if n < _MIN_RECORDS or trace.header.variant == "simpleperf":  # frames, not declared ids
         return None
-    bad = np.zeros(n, dtype=bool)
-    if trace.methods.declared.any():
-        bad |= ~trace.methods.declared[ev.method]
+    known = trace.methods.declared
     named = np.array([name is not None for name in trace.threads.name], dtype=bool)
-    if named.any():
+    # only records of an undeclared method or unnamed thread can be nonsense: none, no pass
+    odd_methods = known.any() and not known.all()
+    odd_threads = named.any() and not named.all()
+    if not odd_methods and not odd_threads:
+        return None
+    bad = np.zeros(n, dtype=bool)
+    if odd_methods:
+        bad |= ~known[ev.method]
+    if odd_threads:
         bad |= ~named[ev.thread]
     share = float(bad.mean())
     if share <= _NONSENSE:

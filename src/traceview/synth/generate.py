@@ -52,6 +52,8 @@ def generate(
     chunk_records: int = 1 << 17,
     thread_ids: str = "encoded",
     overflow_records: int | None = None,
+    main_share: float | None = None,
+    methods: int | None = None,
 ) -> Trace:
     """A realistic trace of about `records` records on `threads` threads (same seed, same trace).
 
@@ -78,6 +80,8 @@ def generate(
         raise ValueError(f"thread_ids must be encoded or tid, not {thread_ids!r}")
     if balanced and sampled:
         raise ValueError("a sampled trace is never balanced: its last stacks stay open")
+    if main_share is not None and not 0 < main_share < 1:
+        raise ValueError(f"main_share must be between 0 and 1, not {main_share}")
     if version is not None and (version == 3) != (clock == "dual"):
         raise ValueError(f"version {version} cannot hold clock={clock} (v3 is the dual-clock one)")
     rng = np.random.default_rng(seed)
@@ -86,6 +90,9 @@ def generate(
     plan = thread_plan(threads, pid)
     shares = np.array([kind.busy / lib.wall_per_event(kind.key) for kind, _ in plan])
     shares[1:] *= rng.uniform(0.6, 1.4, threads - 1)  # two workers are never equally busy
+    if main_share is not None and threads > 1:
+        shares[0] = shares[1:].sum() * main_share / (1 - main_share)
+    copies = _copies(lib, methods)
     # a sampler sees a fraction of the calls: a small pilot run measures which
     total = min(records * 2, 50_000) if sampled else records
     for _ in range(3 if sampled else 1):
@@ -98,9 +105,7 @@ def generate(
         budgets[0] = total - int(budgets[1:].sum())
         run = np.random.default_rng([seed, total])
         per_thread = [
-            _thread(
-                lib, k, int(n), run, style=style, balanced=balanced, sampled=sampled, main=i == 0
-            )
+            _thread(lib, k, int(n), run, _Body(style, balanced, sampled, i == 0, copies))
             for i, ((k, _), n) in enumerate(zip(plan, budgets, strict=True))
         ]
         cpu, wall = _times(per_thread, run, duration_us)
@@ -131,18 +136,32 @@ def generate(
     return trace
 
 
+@dataclass(frozen=True)
+class _Body:
+    """How one thread's events are made (see `generate`'s arguments)."""
+
+    style: str
+    balanced: bool
+    sampled: bool
+    main: bool
+    copies: int  # copies of the app's methods (1: the catalogue as it is)
+
+
+def _copies(lib: Library, methods: int | None) -> int:
+    """How many copies of the app's methods make about `methods` distinct methods."""
+    if methods is None:
+        return 1
+    used = np.zeros(len(lib.app), dtype=bool)
+    used[lib.method] = True  # the methods of the call-tree templates, the ones copied
+    app = int((used & lib.app).sum())
+    return max(1, round((methods - int((used & ~lib.app).sum())) / max(app, 1)))
+
+
 def _thread(
-    lib: Library,
-    kind: ThreadKind,
-    budget: int,
-    rng: np.random.Generator,
-    *,
-    style: str,
-    balanced: bool,
-    sampled: bool,
-    main: bool,
+    lib: Library, kind: ThreadKind, budget: int, rng: np.random.Generator, how: _Body
 ) -> Cols:
     """The events of one thread (times as µs deltas), `budget` of them when possible."""
+    style, balanced, sampled, main = how.style, how.balanced, how.sampled, how.main
     row = lib.catalog.rows.__getitem__
     # a sampler sees the whole stack from its first sample; ART reports most on-stack frames
     reported = balanced or sampled or (style == "art" and not kind.unreported)
@@ -165,9 +184,13 @@ def _thread(
     scale = rng.lognormal(0.0, 0.3, size=len(ids)).astype(np.float32)[inst]
     scale *= rng.uniform(0.75, 1.25, len(index)).astype(np.float32)
     cpu = (lib.cpu[index] * scale).astype(np.int64)  # truncation = floor: all positive
+    method = lib.method[index]
+    if how.copies > 1:  # each call tree runs in one copy of the app's classes
+        copy = rng.integers(0, how.copies, len(ids)).astype(np.int32)[inst]
+        method = method + np.where(lib.app[method], copy * len(lib.app), 0).astype(np.int32)
     body: Cols = (
         lib.action[index],
-        lib.method[index],
+        method,
         cpu,
         np.maximum((lib.wall[index] * scale).astype(np.int64), cpu),
         lib.idle[index],
@@ -262,10 +285,10 @@ def _assemble(
     action = np.concatenate([c[0] for c in per_thread]).astype(np.uint8, copy=False)[order]
     method = np.concatenate([c[1] for c in per_thread]).astype(np.int32, copy=False)[order]
     used = np.flatnonzero(np.bincount(method, minlength=len(lib.catalog.specs)))
-    remap = np.zeros(len(lib.catalog.specs), dtype=np.int32)
+    remap = np.zeros(int(used[-1]) + 1 if len(used) else 0, dtype=np.int32)
     remap[used] = np.arange(len(used), dtype=np.int32)
     method = remap[method]  # keep only the methods that occur, in catalogue order
-    specs = [lib.catalog.specs[int(r)] for r in used]
+    specs = [_spec(lib, int(r)) for r in used]
     dalvik = style == "dalvik"
     n = len(used)
     if dalvik:
@@ -327,6 +350,17 @@ def _assemble(
         record_size={1: 9, 2: 10, 3: 14}.get(version),
     )
     return Trace(header=header, threads=threads, methods=methods, events=events)
+
+
+def _spec(lib: Library, row: int) -> tuple[str, str, str, str, int]:
+    """The catalogue's method `row`; rows past the catalogue are copies of an app method, in
+    a package of their own (`com.example.app.feed.v3.FeedAdapter`)."""
+    n = len(lib.catalog.specs)
+    cls, name, sig, source, line = lib.catalog.specs[row % n]
+    if row < n:
+        return cls, name, sig, source, line
+    pkg, _, simple = cls.rpartition(".")
+    return f"{pkg}.v{row // n}.{simple}", name, sig, source, line
 
 
 def make_demo(path: str | Path) -> Path:

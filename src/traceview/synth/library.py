@@ -34,6 +34,7 @@ class Library:
     length: npt.NDArray[np.int64]
     kinds: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]  # ids, probs
     tails: dict[str, Template]  # per kind: returning from the frames on the stack at start
+    app: npt.NDArray[np.bool_]  # per catalogue row: the app's own code (com.example.)
 
     def wall_per_event(self, kind: str) -> float:
         """Mean µs of wall time per event in `kind`'s templates (sets its share of records)."""
@@ -100,6 +101,7 @@ def library(seed: int) -> Library:
         length=length,
         kinds=kinds,
         tails=tails,
+        app=np.array([s[0].startswith("com.example.") for s in catalog.specs], dtype=bool),
     )
 
 

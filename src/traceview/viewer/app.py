@@ -185,7 +185,8 @@ def create_app(
             p = params.known(request.query_params, names)
             # the known parameters, in the route's order: junk parameters never reach the key
             key = (request.url.path, *p.items())
-            return _json(cache.get(key, lambda: encode(build(s, p, ren))))
+            with s.gate.serving():  # the warm-up waits meanwhile (analysis/warmup.py)
+                return _json(cache.get(key, lambda: encode(build(s, p, ren))))
         except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
             return _error(400, printable(str(exc).strip("'\"") or type(exc).__name__))
 

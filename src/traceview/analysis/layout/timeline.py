@@ -22,7 +22,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.calls import search_starts
+from traceview.analysis.calls import gather, search_starts
 from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
 from traceview.analysis.workers import default_workers, parallel_map
 
@@ -33,14 +33,6 @@ F64 = npt.NDArray[np.float64]
 DIRECT_LIMIT = 65_536  # a tile whose range holds more calls is answered from a level index
 MAX_ITEMS = 60_000  # rects (and runs) per tile; deeper ones are cut and `truncated` is set
 HIGHLIGHT_BYTES = 32 << 20  # the highlights' method rows kept, in all
-
-
-def load_kernels() -> None:
-    """Import the compiled passes of the level indexes and load their code (~0.25 s), e.g. on
-    a background thread while the call table is built, so the first tile does not wait."""
-    from traceview.analysis.kernels import levels as _levels
-
-    _levels.load()
 
 
 class CallColumns(Protocol):
@@ -251,7 +243,7 @@ class Timeline:
         lane = self._lane(thread)
         if len(lane.enter_event) <= DIRECT_LIMIT:
             return  # every tile of the lane is answered directly
-        starts = self._start(lane, slice(None))  # the lane's starts while it is prepared
+        starts = self._starts(lane)  # the lane's starts while it is prepared
         wanted = self._needed(lane, levels, starts)
         if wanted:
             with lane.lock:  # built once even when a tile and the warm-up ask together
@@ -262,8 +254,11 @@ class Timeline:
         passes release the GIL and allocate only their results; TRACEVIEW_WORKERS decides
         when set, `workers` when given)."""
         n = default_workers(unset=2) if workers is None else max(1, workers)
-        order = sorted(range(len(self._lanes)), key=lambda t: -len(self._lanes[t].enter_event))
-        parallel_map(lambda t: self.prepare(t, levels), order, n)
+        parallel_map(lambda t: self.prepare(t, levels), self.biggest_first(), n)
+
+    def biggest_first(self) -> list[int]:
+        """Thread rows by decreasing number of calls (ties by row)."""
+        return sorted(range(len(self._lanes)), key=lambda t: -len(self._lanes[t].enter_event))
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -276,6 +271,11 @@ class Timeline:
         """Start ns of local rows (gathered from the events)."""
         starts: I64 = self._times[lane.enter_event[rows]]
         return starts
+
+    def _starts(self, lane: _Lane) -> I64:
+        """Start ns of all the lane's calls, gathered in slices: numpy widens a narrow index to
+        intp before gathering, which for a whole big lane is one more call-sized column."""
+        return gather(self._times, lane.enter_event)
 
     def _search(self, lane: _Lane, t: int) -> int:
         """The first local row starting at or after `t`."""
@@ -326,7 +326,7 @@ class Timeline:
 
         span = self.span_end - self.span_start
         built = _levels.build(
-            self._start(lane, slice(None)) if starts is None else starts,
+            self._starts(lane) if starts is None else starts,
             self._times,
             lane.exit_event,
             lane.depth,

@@ -89,6 +89,12 @@ class ThreadClock:
         self.cmax[rows] = val[ends]
         return val
 
+    @property
+    def wanting(self) -> bool:
+        """True while the sample of steps is still being gathered (from the chunks decoded by
+        `apply`, in its order)."""
+        return self.sample and self.ndeltas < _SAMPLE
+
     def _keep_sample(self, d: I64, starts: I64) -> None:
         if self.sample and self.ndeltas < _SAMPLE:
             inner = np.ones(len(d), dtype=bool)

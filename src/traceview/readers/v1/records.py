@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import Diagnostic
+from traceview.model import Diagnostic, method_dtype
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
@@ -22,6 +22,7 @@ I32 = npt.NDArray[np.int32]
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
+_NATIVE = np.dtype("<u4").isnative  # the compiled pass reads little-endian fields in place
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class RecordDecoder:
         self.stopped_at: int | None = None  # record index of a Dalvik fill-pattern record
         self.dalvik_fill = dalvik_fill and not layout.wide_ids
         self.thread = np.empty(capacity, dtype=np.uint16)
-        self.method = np.empty(capacity, dtype=np.int32)
+        # method rows: two bytes a record while the rows fit (a key of < 32,768 methods)
+        self.method = np.empty(capacity, dtype=method_dtype(len(method_ids)))
         self.action = np.empty(capacity, dtype=np.uint8)
         self.times = {c: np.empty(capacity, dtype=np.int64) for c in layout.clocks}
         last = len(layout.clocks) - 1
@@ -102,14 +104,16 @@ class RecordDecoder:
         """Decode the structured record array `rec` into the next rows of the columns."""
         if self.stopped_at is not None or not len(rec):
             return
-        mval = np.ascontiguousarray(rec["mid"])
         if self.dalvik_fill:
-            fill = np.flatnonzero(mval == _FILL)
+            fill = np.flatnonzero(rec["mid"] == _FILL)
             if len(fill):
                 self.stopped_at = self.pos + int(fill[0])
-                rec, mval = rec[: fill[0]], mval[: fill[0]]
+                rec = rec[: fill[0]]
                 if not len(rec):
                     return
+        if self._compiled(rec):
+            return
+        mval = np.ascontiguousarray(rec["mid"])
         n = len(rec)
         s, e = self.pos, self.pos + n
         self.pos = e
@@ -146,6 +150,38 @@ class RecordDecoder:
                     out[:] = val
                 else:
                     out[order] = val
+
+    def _compiled(self, rec: np.ndarray) -> bool:
+        """Decode `rec` with the compiled pass (analysis/kernels/decode.py) when it can: every
+        clock's statistical sample is complete, the ids are 4-byte and every id is known
+        (else the numpy path decodes the chunk, adding rows for new ids). True when done."""
+        if self.layout.wide_ids or not _NATIVE or any(c.wanting for c in self.clocks.values()):
+            return False
+        from traceview.analysis.kernels import decode
+
+        s, e = self.pos, self.pos + len(rec)
+        empty = np.zeros(0, dtype=np.int32)
+        methods = (
+            self.mlut if self.mlut is not None else empty,
+            self.mlo,
+            self.sorted_keys,
+            self.sorted_rows,
+        )
+        out = (self.thread[s:e], self.method[s:e], self.action[s:e])
+        done, bad = decode.ids(rec["tid"], rec["mid"], self.tlut, methods, out)
+        if done < len(rec):
+            return False
+        self.bad_actions += bad
+        self.pos = e
+        rows = self.thread[s:e]
+        for i, name in enumerate(self.layout.clocks):
+            clock = self.clocks[name]
+            clock.grow(len(self.thread_ids))
+            state = (clock.last, clock.cmax, clock.first)
+            wraps, back = decode.times(rec[f"t{i}"], rows, state, self.times[name][s:e])
+            clock.wraps += wraps
+            clock.backwards += back
+        return True
 
     def rebind(self, tid: int) -> int | None:
         """Give `tid` a new row for the records fed from now on, when its current row has
@@ -190,6 +226,10 @@ class RecordDecoder:
             ids = [int(k) << 2 for k in new.tolist()]
             self.method_ids.extend(ids)
             self.new_methods.extend(ids)
+            wider = method_dtype(len(self.method_ids))
+            if wider != self.method.dtype:  # past 32,767 rows: four bytes a record
+                self.method = self.method.astype(wider)
+                out = self.method[s:e]
             self._add_sorted(new.astype(np.uint64), np.arange(start, start + len(new)))
             self._lookup(keys, out)
 

@@ -1,0 +1,249 @@
+"""Compiled (numba) whole-trace profile straight from the events, for `analysis/direct.py`
+(`traceview -r`, `stats`, `info`, `dmtracedump`): no call table, one pass over the records in
+file order, as dmtracedump itself reads them.
+
+Each thread keeps a stack of its open calls (method, recursion bit, the edge it counts into,
+its start on each clock). An enter finds its edge — (caller bin, callee bin) of the thread, a
+bin being `method * 2 + recursive`, the caller -1 for a root — in an open-addressing hash table
+(as kernels/edges.py keys it), an exit adds one call and its inclusive time on each clock to
+that edge; a call is recursive when its method is already on the thread's stack (counted per
+thread and method). Frames open when tracing began (exits below the stack's bottom, `synth`)
+are on the stack from the start, their methods known from a first look (`synth_methods`),
+entered at the thread's first record; what is still open at the end is closed by its last.
+A thread whose exit names another method is marked failed and left to the repairing numpy
+path. The threads are split between workers (`mine`), each reading every record and keeping
+its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.kernels.jit import njit
+
+I64 = npt.NDArray[np.int64]
+Ints = npt.NDArray[Any]
+
+ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
+FIRST_EDGES = 1024
+_MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
+
+
+@njit
+def synth_methods(thread: Ints, action: Ints, method: Ints, counts: I64, at: I64) -> I64:
+    """The methods of the frames open when tracing began: for thread `t`, `out[at[t] + d]` is
+    the method of its frame `d` (0 outermost), the exit that first takes the thread's balance
+    of enters over exits down to `d - s` (`s = -counts[t, 2]` frames)."""
+    out = np.zeros(at[-1], dtype=np.int64)
+    n_threads = len(counts)
+    balance = np.zeros(n_threads, dtype=np.int64)
+    lowest = np.zeros(n_threads, dtype=np.int64)
+    left = 0
+    for t in range(n_threads):
+        left += -counts[t, 2]
+    for r in range(len(thread)):
+        if left == 0:
+            break
+        t = thread[r]
+        if counts[t, 2] == 0:
+            continue
+        if action[r] == ENTER:
+            balance[t] += 1
+        else:
+            balance[t] -= 1
+            if balance[t] < lowest[t]:
+                lowest[t] = balance[t]
+                out[at[t] + (balance[t] - counts[t, 2])] = method[r]
+                left -= 1
+    return out
+
+
+@njit
+def _slot(slots: I64, keys: I64, key: int, thread: int) -> int:
+    """The slot holding edge (`key`, `thread`), or the empty slot where it belongs."""
+    mask = len(slots) - 1
+    h = (key * 65_599 + thread) * _MIX
+    at = (h ^ (h >> 29)) & mask
+    while slots[at] >= 0 and (keys[slots[at], 0] != key or keys[slots[at], 1] != thread):
+        at = (at + 1) & mask
+    return at
+
+
+@njit
+def _edge(slots: I64, keys: I64, k: int, key: int, thread: int) -> int:
+    """The row of edge (`key`, `thread`); a new one becomes row `k` (room is made first)."""
+    at = _slot(slots, keys, key, thread)
+    row = slots[at]
+    if row >= 0:
+        return int(row)
+    slots[at] = k
+    keys[k, 0] = key
+    keys[k, 1] = thread
+    return k
+
+
+@njit
+def _grow(slots: I64, keys: I64, sums: I64, k: int) -> tuple[I64, I64, I64]:
+    """The table with twice the room, its slots rebuilt (rows keep their numbers)."""
+    cap = 2 * len(keys)
+    more_keys = np.empty((cap, 2), dtype=np.int64)
+    more_sums = np.zeros((cap, 3), dtype=np.int64)
+    more_slots = np.full(2 * cap, -1, dtype=np.int64)
+    for row in range(k):
+        for c in range(2):
+            more_keys[row, c] = keys[row, c]
+        for c in range(3):
+            more_sums[row, c] = sums[row, c]
+        more_slots[_slot(more_slots, more_keys, keys[row, 0], keys[row, 1])] = row
+    return more_slots, more_keys, more_sums
+
+
+class Clocks(NamedTuple):
+    """The events' time columns summed (`n` of them, 0 to 2; a missing one empty)."""
+
+    times0: I64
+    times1: I64
+    n: int
+
+
+@njit
+def profile_threads(
+    events: tuple[Ints, Ints, Ints],
+    clocks: Clocks,
+    counts: I64,
+    mine: npt.NDArray[np.bool_],
+    synth: tuple[I64, I64],
+    n_methods: int,
+    dense: bool,
+) -> tuple[I64, I64, I64]:
+    """The edges of the threads marked in `mine` (events: thread, action, method columns;
+    counts: `kernels.pairing.count`; synth: `synth_methods` and its offsets; `dense`: count
+    each thread's open calls per method, else search the stack). Returns the edges' (key,
+    thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
+    at the end, exited by an unroll)`.
+
+    Thread `t` has slot `s = slot_of[t]` and its stack is `[base[s], base[s] + top[s])` of
+    the stack columns: each open call's method, recursion bit, edge row and start on each
+    clock; `on_stack[s * n_methods + m]` counts method `m`'s open calls when `dense`."""
+    thread, action, method = events
+    times0, times1, n_clocks = clocks
+    synth_of, synth_at = synth
+    n_threads = len(counts)
+    width = 2 * n_methods
+    slot_of = np.full(n_threads, -1, dtype=np.int64)
+    n_slots = 0
+    for t in range(n_threads):
+        if mine[t] and counts[t, 0] > 0:
+            slot_of[t] = n_slots
+            n_slots += 1
+    base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
+    for t in range(n_threads):
+        s = slot_of[t]
+        if s >= 0:
+            base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
+    height = base[n_slots]
+    st_method = np.empty(height, dtype=np.int64)
+    st_edge = np.empty(height, dtype=np.int64)
+    st_t0 = np.empty(height, dtype=np.int64)
+    st_t1 = np.empty(height, dtype=np.int64)
+    st_rec = np.empty(height, dtype=np.bool_)
+    top = np.zeros(n_slots, dtype=np.int64)
+    on_stack = np.zeros(n_slots * n_methods if dense else 1, dtype=np.int32)
+    out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
+    slots = np.full(2 * FIRST_EDGES, -1, dtype=np.int64)
+    keys = np.empty((FIRST_EDGES, 2), dtype=np.int64)
+    sums = np.zeros((FIRST_EDGES, 3), dtype=np.int64)
+    k = 0
+    n_synth = 0
+    for t in range(n_threads):
+        if slot_of[t] >= 0:
+            n_synth += -counts[t, 2]
+    r = -1
+    t = 0
+    d = 0
+    # the frames open when tracing began come first (record -1, entered at the thread's
+    # first record), then every record in file order
+    while True:
+        if n_synth > 0:  # the next open-at-start frame: thread t, depth d
+            while slot_of[t] < 0 or d >= -counts[t, 2]:
+                t += 1
+                d = 0
+            m = synth_of[synth_at[t] + d]
+            at_record = counts[t, 4]
+            d += 1
+            n_synth -= 1
+            entering = True
+        else:
+            r += 1
+            if r >= len(thread):
+                break
+            t = thread[r]
+            if slot_of[t] < 0 or out[t, 1]:
+                continue
+            m = method[r]
+            at_record = r
+            entering = action[r] == ENTER
+        s = slot_of[t]
+        b = base[s]
+        h = top[s]
+        if entering:
+            if k + 1 >= len(keys):
+                slots, keys, sums = _grow(slots, keys, sums, k)
+            caller = -1
+            if h > 0:
+                caller = st_method[b + h - 1] * 2 + (1 if st_rec[b + h - 1] else 0)
+            if dense:
+                rec = on_stack[s * n_methods + m] > 0
+                on_stack[s * n_methods + m] += 1
+            else:
+                rec = False
+                for i in range(b, b + h):
+                    if st_method[i] == m:
+                        rec = True
+                        break
+            edge = _edge(slots, keys, k, (caller + 1) * width + m * 2 + (1 if rec else 0), t)
+            if edge == k:
+                k += 1
+            st_method[b + h] = m
+            st_rec[b + h] = rec
+            st_edge[b + h] = edge
+            if n_clocks > 0:
+                st_t0[b + h] = times0[at_record]
+            if n_clocks > 1:
+                st_t1[b + h] = times1[at_record]
+            top[s] = h + 1
+            continue
+        at = b + h - 1
+        if st_method[at] != m:
+            out[t, 1] = 1
+            continue
+        edge = st_edge[at]
+        sums[edge, 0] += 1
+        if n_clocks > 0:
+            sums[edge, 1] += times0[r] - st_t0[at]
+        if n_clocks > 1:
+            sums[edge, 2] += times1[r] - st_t1[at]
+        if dense:
+            on_stack[s * n_methods + m] -= 1
+        top[s] = h - 1
+        out[t, 0] += 1
+        if action[r] == UNROLL_ACTION:
+            out[t, 3] += 1
+    for t in range(n_threads):  # open at the end: closed by the thread's last record
+        s = slot_of[t]
+        if s < 0 or out[t, 1]:
+            continue
+        last = counts[t, 5]
+        for at in range(base[s] + top[s] - 1, base[s] - 1, -1):
+            edge = st_edge[at]
+            sums[edge, 0] += 1
+            if n_clocks > 0:
+                sums[edge, 1] += times0[last] - st_t0[at]
+            if n_clocks > 1:
+                sums[edge, 2] += times1[last] - st_t1[at]
+            out[t, 0] += 1
+            out[t, 2] += 1
+    return keys[:k].copy(), sums[:k].copy(), out
