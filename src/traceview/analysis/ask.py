@@ -29,7 +29,10 @@ class Ask:
     with no thread named, the main thread instead of every thread; `clock`: "cpu" or "wall",
     None for the trace's default; `start`/`end`: from the trace's start on the timeline clock
     (`Time`), None for the trace's ends; `my_code`: package prefixes (`com.a`, `org/b/`, or
-    several joined by commas); `rename`: the renaming of a mapping the front end has read."""
+    several joined by commas); `rename`: the renaming of a mapping the front end has read;
+    `time`: "trace" or "monotonic", the time base of the times shown and of `start`/`end`
+    (with "monotonic" they are points on CLOCK_MONOTONIC, e.g. `86400.5s`; None: the query
+    narrowed's, else "trace")."""
 
     threads: tuple[str, ...] = ()
     rows: tuple[int, ...] = ()
@@ -39,6 +42,7 @@ class Ask:
     end: Time = None
     my_code: tuple[str, ...] = ()
     rename: Rename | None = None
+    time: str | None = None
 
 
 @dataclass(frozen=True)

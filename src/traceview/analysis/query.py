@@ -1,5 +1,5 @@
-"""`Query`: what a user selected — threads, a clock, a time range, "my code" packages and a
-method renaming — as one frozen, hashable value.
+"""`Query`: what a user selected — threads, a clock, a time range, "my code" packages, a
+method renaming and the time base points in time are shown on — as one frozen, hashable value.
 
 Every front end (CLI options, the viewer's URL parameters, the Python API) writes what a user
 asked as an `Ask` (analysis/ask.py), which `Session.resolve(ask)` turns into a `Query` through
@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from traceview.analysis.timebase import TimeBase
 from traceview.model import MethodTable, Trace
 
 Clock = Literal["cpu", "wall"]
@@ -60,7 +61,9 @@ class Query:
     """A selection. `threads`: thread rows (sorted, distinct), None for every thread;
     `clock`: the clock numbers are sorted and laid out on; `time_range`: None for the whole
     trace; `my_code`: package prefixes whose frames stay (others fold into their caller),
-    dotted and sorted; `rename`: a method renaming applied to every name shown.
+    dotted and sorted; `rename`: a method renaming applied to every name shown; `time`: the
+    time base points in time are shown on ("trace": from its start; "monotonic":
+    CLOCK_MONOTONIC, analysis/timebase.py; it changes no number, so no cache key holds it).
 
     Build one with `Session.resolve(ask)` or `Session.query(...)`: they validate the values
     and resolve the defaults, so two queries that select the same thing are equal.
@@ -71,6 +74,7 @@ class Query:
     time_range: TimeRange | None = None
     my_code: tuple[str, ...] = ()
     rename: Rename | None = None
+    time: TimeBase = "trace"
 
 
 def clocks_of(trace: Trace) -> tuple[Clock, ...]:

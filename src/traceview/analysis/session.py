@@ -48,6 +48,7 @@ from traceview.analysis.query import (
 )
 from traceview.analysis.ranges import cut_thread
 from traceview.analysis.threads import ThreadPick, pick_threads
+from traceview.analysis.timebase import TIME_BASES, TimeBase, monotonic_shift, no_anchor
 from traceview.analysis.timecols import TimeColumns
 from traceview.analysis.warmup import Gate, warm
 from traceview.model import Diagnostic, MethodTable, Trace
@@ -154,8 +155,11 @@ class Session:
         time_range: TimeRange | None = None,
         my_code: str | Sequence[str] | None = None,
         rename: Rename | None = None,
+        time: str | None = None,
     ) -> Query:
-        """A checked `Query` with the defaults filled in; ValueError names a bad value."""
+        """A checked `Query` with the defaults filled in; ValueError names a bad value (a
+        time base "monotonic" for a trace without a CLOCK_MONOTONIC anchor, with the reason)."""
+        base = self.time_base(time)
         c = clock or self.default_clock
         if c not in self.clocks:
             raise ValueError(f"this trace has no {c} clock (it has: {', '.join(self.clocks)})")
@@ -171,16 +175,33 @@ class Session:
                 rows = None
         if time_range is not None and time_range.clock not in (*self.clocks, self.axis_clock):
             raise ValueError(f"this trace has no {time_range.clock} clock for a time range")
-        return Query(rows, c, time_range, normalise_prefixes(my_code), rename)
+        return Query(rows, c, time_range, normalise_prefixes(my_code), rename, base)
+
+    def time_base(self, time: str | None) -> TimeBase:
+        """`time` checked ("trace" or "monotonic"; None is "trace"): ValueError for another
+        word, or for "monotonic" when the trace gives no anchor (`no_anchor` says why)."""
+        for base in TIME_BASES:
+            if (time or "trace") == base:
+                if base == "monotonic" and self.monotonic_shift is None:
+                    raise ValueError(no_anchor(self.trace, self.axis_clock))
+                return base
+        raise ValueError(f"time base must be trace or monotonic, not {time!r}")
+
+    @property
+    def monotonic_shift(self) -> int | None:
+        """What to add to a time on the timeline's axis (ns) to read it on CLOCK_MONOTONIC;
+        None when the trace gives no anchor (analysis/timebase.py)."""
+        return monotonic_shift(self.trace, self.axis_clock, self.origin)
 
     def resolve(self, ask: Ask, within: Query | None = None) -> Resolved:
         """The checked `Query` of a user's words plus notes; ValueError (TypeError for a time
         that is neither text nor int) names a bad word, an unknown thread with close names.
         Thread names and ids select as `pick_threads` says, thread rows add to them; none
         named is every thread, or the main thread with `ask.main`; `start`/`end` are from the
-        trace's start on the timeline axis (`time_range`). `within`: narrow that query (the
-        Python API's steps): threads and ranges intersect, "my code" packages add up, a clock
-        or a renaming replaces its own."""
+        trace's start on the timeline axis (`time_range`), or points on CLOCK_MONOTONIC with
+        `ask.time` "monotonic" (refused for a trace without an anchor). `within`: narrow that
+        query (the Python API's steps): threads and ranges intersect, "my code" packages add
+        up, a clock, a renaming or a time base replaces its own."""
         rows: set[int] | None = None
         notes: tuple[str, ...] = ()
         if ask.threads:
@@ -190,9 +211,14 @@ class Session:
             rows = (rows or set()) | {int(r) for r in ask.rows}
         if rows is None and ask.main and len(self.trace.threads):
             rows = {self.main_thread()}
+        time = ask.time or (within.time if within is not None else None)
+        base = self.time_base(time)
         lo, hi = offset_ns(ask.start, "start"), offset_ns(ask.end, "end")
         if lo is not None and hi is not None and hi < lo:
             raise ValueError(f"time range ends before it starts ({ask.start!r} > {ask.end!r})")
+        if base == "monotonic":  # points on CLOCK_MONOTONIC: from the trace's start instead
+            zero = self.origin + (self.monotonic_shift or 0)
+            lo, hi = (None if v is None else v - zero for v in (lo, hi))
         tr = self.time_range(lo, hi)
         clock, my_code, rename = ask.clock, ask.my_code, ask.rename
         if within is not None:
@@ -207,7 +233,7 @@ class Session:
             clock = clock or within.clock
             my_code = (*within.my_code, *my_code)
             rename = within.rename if rename is None else rename
-        return Resolved(self.query(rows, clock, tr, my_code, rename), notes)
+        return Resolved(self.query(rows, clock, tr, my_code, rename, base), notes)
 
     @property
     def origin(self) -> int:

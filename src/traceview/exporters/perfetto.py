@@ -23,11 +23,12 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calls import SYNTH_ENTRY
+from traceview.analysis.timebase import monotonic_offset
 from traceview.analysis.view import View
 from traceview.exporters.perfetto_system import UUIDS, System, append_to
 from traceview.exporters.protowire import bytes_field, varint_field
 from traceview.exporters.stacks import ThreadCalls, frame_names, thread_calls
-from traceview.model import Header, visible
+from traceview.model import visible
 
 if TYPE_CHECKING:
     from traceview.analysis.kernels.packets import Calls
@@ -53,19 +54,6 @@ MONOTONIC = 3  # BUILTIN_CLOCK_MONOTONIC
 CLEARED, NEEDS = 1, 2  # SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE
 THREAD_TIME_NS = 1  # CounterDescriptor.COUNTER_THREAD_TIME_NS
 INSTANT = 3  # TrackEvent.TYPE_INSTANT
-ART = ("regular", "split", "data-only", "streaming", "streaming-nosummary", "v2", "v2-streaming")
-
-
-def monotonic_offset(header: Header) -> int | None:
-    """What to add to a wall time (ns) to read it on CLOCK_MONOTONIC, when the file says: an
-    Android 16 dump's summary packet or a simpleperf recording (`monotonic_offset_ns`), an
-    ART trace's header start time (µs of CLOCK_MONOTONIC, format.md 1.6; Dalvik's was the
-    time of day); None otherwise."""
-    if header.monotonic_offset_ns is not None:
-        return header.monotonic_offset_ns
-    if header.variant in ART and header.start_time_us and header.vm != "dalvik":
-        return header.start_time_us * 1000
-    return None
 
 
 def packet(*fields: bytes) -> bytes:
@@ -136,10 +124,7 @@ def export(view: View, out: IO[bytes], options: Options) -> None:
     from traceview.analysis.kernels import packets  # numba: paid only by this format
 
     session, trace = view.session, view.trace
-    wall = session.axis_clock == "wall"
-    offset = monotonic_offset(trace.header) if wall else None
-    if offset is not None and session.origin + offset < 0:
-        offset = None
+    offset = session.monotonic_shift
     system: System | None = None
     if options.merge_into is not None:
         system = append_to(options.merge_into, out, offset)
