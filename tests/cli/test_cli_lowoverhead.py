@@ -84,8 +84,11 @@ def test_anr_lists_the_open_stack_then_the_slow_calls(
         "com.app.Net.fetch ()V",
     ]
     frames = main_stack["frames"]
-    assert frames[0]["at_least"] and not frames[2]["at_least"]
+    # still running at the dump: each time is how long it had run by then, a lower bound
+    assert all(f["open"] and f["at_least"] for s in doc["open"] for f in s["frames"])
+    assert frames[0]["before_tracing"] and not frames[2]["before_tracing"]
     assert frames[2]["open_us"] == pytest.approx(5e6, rel=1e-6)  # open until the dump
+    assert frames[2]["start_us"] == pytest.approx(doc["dump_us"] - 5e6, abs=0.001)
     slow = [(c["method"], round(c["duration_us"] / 1e6, 2)) for c in doc["slow"]]
     assert slow == [("com.app.Db.query ()V", 2.0), ("com.app.Db.query ()V", 0.5)]
     assert doc["slow"][0]["callers"] == [
@@ -96,6 +99,24 @@ def test_anr_lists_the_open_stack_then_the_slow_calls(
     text = (main(["anr", str(files["anr"])]), capsys.readouterr().out)[1]
     assert "process com.example.app (pid 4321)" in text and "  [4321] (main)" in text
     assert "calls of 0.341 s or more: 2" in text and "at android.os.Looper.loop ()V" in text
+
+
+def test_anr_says_the_open_calls_were_still_running(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Calls open at the dump had not ended: the text labels every one of their times "≥"
+    (at least), never as a finished duration, and says they were still running."""
+    assert main(["anr", str(files["anr"])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("still running at the dump"))
+    slow = next(i for i, line in enumerate(lines) if line.startswith("calls of "))
+    frames = [line for line in lines[head + 1 : slow] if " from " in line]
+    assert len(frames) == 3  # main: loop, onClick, fetch (the worker has nothing open)
+    assert all(line.split()[0].startswith("≥") for line in frames), frames
+    fetch = next(line for line in frames if "com.app.Net.fetch" in line)
+    assert fetch.split()[:4] == ["≥5.000", "s", "from", "2.130"]
+    loop = next(line for line in frames if "Looper.loop" in line)
+    assert "from ≤0.000 s" in loop  # on the stack when tracing began: began then or before
 
 
 def test_anr_on_a_dump_without_times(

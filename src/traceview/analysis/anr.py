@@ -3,10 +3,13 @@ thread's calls still open at the dump — what it was doing, outermost first —
 that ran at least ART's threshold, with its callers, longest first.
 
 A pure function of a session (`anr_summary`): the call table's `OPEN` calls are the stacks at
-the dump (open until the dump's end time when the summary packet gives it, else the thread's
-last event); closed calls at or over the threshold are the slow ones. Calls entered before
-tracing began carry their start at the tracing start, so their time is a lower bound
-(`at_least`). A dump without times (all methods) has stacks and no durations.
+the dump — still running then, so the time each had run by the dump (until the dump's end time
+when the summary packet gives it, else the thread's last event) is a lower bound, never a
+finished duration (`Frame.at_least`). Closed calls at or over the threshold are the slow ones.
+Calls entered before tracing began carry their start at the tracing start, so their start is
+an upper bound and their time a lower bound. A dump without times (all methods) has stacks and
+no durations. Times are ns on the timeline's axis; `since` puts one on the trace's start,
+`monotonic` on CLOCK_MONOTONIC when the trace gives the anchor (analysis/timebase.py).
 """
 
 from __future__ import annotations
@@ -25,19 +28,26 @@ COUNTER_HZ = 24_576_000  # ART's typical counter (trace_profile.h)
 
 @dataclass(frozen=True)
 class Frame:
-    """A call open at the dump: method row, start (wall ns), time open (None without times),
-    `at_least` when it was already running when tracing began."""
+    """A call still running at the dump (flag `OPEN`): method row, start (ns on the axis), the
+    time it had run by the dump (None without times), `before_tracing` when it was already
+    running when tracing began (its start is then tracing's: it began earlier)."""
 
     method: int
     start_ns: int
     ns: int | None
-    at_least: bool
+    before_tracing: bool
+
+    @property
+    def at_least(self) -> bool:
+        """Always: the call had not ended at the dump, so it ran at least `ns`."""
+        return True
 
 
 @dataclass(frozen=True)
 class SlowCall:
     """A finished call at or over the threshold: thread row, method row, start and duration
-    (wall ns), callers' method rows (innermost first)."""
+    (ns on the axis), callers' method rows (innermost first), `at_least` when it began with
+    tracing (it may have begun earlier: its duration is a lower bound)."""
 
     thread: int
     method: int
@@ -50,7 +60,8 @@ class SlowCall:
 @dataclass(frozen=True)
 class AnrSummary:
     """Per thread (the main thread first) its stack at the dump; the slow calls, longest
-    first (at most `limit` of `slow_total`)."""
+    first (at most `limit` of `slow_total`); `origin`: the trace's start on the axis; `shift`:
+    what to add to a time on the axis for CLOCK_MONOTONIC (None: unknown)."""
 
     timeless: bool
     end_ns: int | None
@@ -60,6 +71,16 @@ class AnrSummary:
     slow: tuple[SlowCall, ...]
     slow_total: int
     clock: str = "wall"  # the times' clock: thread CPU time when the trace has no wall clock
+    origin: int = 0
+    shift: int | None = None
+
+    def since(self, ns: int | None) -> int | None:
+        """A time on the axis as ns from the trace's start (None stays None)."""
+        return None if ns is None else ns - self.origin
+
+    def monotonic(self, ns: int | None) -> int | None:
+        """A time on the axis as CLOCK_MONOTONIC ns; None when unknown (or `ns` is None)."""
+        return None if ns is None or self.shift is None else ns + self.shift
 
 
 def threshold_ns(session: Session) -> int:
@@ -124,4 +145,17 @@ def anr_summary(session: Session, *, limit: int = 50, minimum_ns: int | None = N
                     int(start[r]) <= first,
                 )
             )
-    return AnrSummary(timeless, end, threshold, main, tuple(stacks), tuple(slow), total, clock)
+    # a CPU-only trace's times are each thread's CPU clock: no common origin, no anchor
+    on_axis = clock == session.axis_clock
+    return AnrSummary(
+        timeless,
+        end,
+        threshold,
+        main,
+        tuple(stacks),
+        tuple(slow),
+        total,
+        clock,
+        session.origin if on_axis else 0,
+        session.monotonic_shift if on_axis else None,
+    )

@@ -1,6 +1,6 @@
 """The options every command shares, defined once: the trace, the selection (`--thread`,
-`--clock`, `--from`/`--to`, `--my-code`, `--mapping`), the output (`--json`, `-o`), plus the
-one function that opens a trace for every command, the one that writes the parsed selection
+`--clock`, `--from`/`--to`, `--time`, `--my-code`, `--mapping`), the output (`--json`, `-o`),
+plus the one function that opens a trace for every command, the one that writes the parsed selection
 as the user's words (`Ask`, resolved into a `Query` by `Session.resolve`, as every front end's),
 the one that builds a format's own options from the flags given (refusing a flag the format
 does not take) and the one that writes a format's output.
@@ -22,6 +22,7 @@ from traceview.analysis.ask import Ask
 from traceview.analysis.ask import duration_ns as parse_duration
 from traceview.analysis.query import Query, Rename
 from traceview.analysis.session import Session
+from traceview.analysis.timebase import TIME_BASES
 from traceview.exporters import Format
 from traceview.model import printable
 
@@ -94,8 +95,8 @@ def add_loading(parser: argparse.ArgumentParser) -> None:
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
-    """--thread, --clock, --from, --to, --my-code, --mapping: the selection every numbers
-    command takes."""
+    """--thread, --clock, --from, --to, --time, --my-code, --mapping: the selection every
+    numbers command takes."""
     g = parser.add_argument_group("selection")
     g.add_argument(
         "--thread",
@@ -108,6 +109,7 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         "--from", dest="start", type=time_text, metavar="TIME", help="range start (e.g. 1.5s)"
     )
     g.add_argument("--to", dest="stop", type=time_text, metavar="TIME", help="range end")
+    add_time(g)
     g.add_argument(
         "--my-code",
         nargs="+",
@@ -116,6 +118,18 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         help="keep only frames of these packages (others fold into their caller)",
     )
     add_mapping(g)
+
+
+def add_time(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--time trace|monotonic: the time base of the times shown and of --from/--to (part of
+    the selection; alone for commands without one, e.g. anr)."""
+    parser.add_argument(
+        "--time",
+        choices=TIME_BASES,
+        help="times from the trace's start (default) or on CLOCK_MONOTONIC, as logcat -v "
+        "monotonic and Perfetto show them (then --from/--to are CLOCK_MONOTONIC too); "
+        "refused for a trace that does not record where it sits on CLOCK_MONOTONIC",
+    )
 
 
 def add_mapping(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -217,6 +231,7 @@ def ask(args: argparse.Namespace, session: Session | None = None, main: bool = F
         end=getattr(args, "stop", None),
         my_code=tuple(getattr(args, "my_code", None) or ()),
         rename=rename(getattr(args, "mapping", None), session),
+        time=getattr(args, "time", None),
     )
 
 

@@ -26,7 +26,8 @@ class Options:
 
 
 def export(view: View, out: IO[Any], options: Options) -> None:
-    """The summary as one JSON object (times in µs, null without times)."""
+    """The summary as one JSON object (times in µs from the trace's start, CLOCK_MONOTONIC in
+    ns when the trace gives the anchor; null without times)."""
     out.write(dumps(summary_json(view, options.limit, options.min_ms)) + "\n")
 
 
@@ -38,6 +39,12 @@ def summary_json(view: View, limit: int = 50, min_ms: int | None = None) -> dict
     def us(ns: int | None) -> float | None:
         return None if ns is None else ns / 1000
 
+    def since(ns: int) -> float | None:
+        return None if s.timeless else us(s.since(ns))
+
+    def mono(ns: int | None) -> int | None:
+        return None if s.timeless else s.monotonic(ns)
+
     def name(m: int) -> str:
         return visible(methods.label(m))
 
@@ -48,13 +55,23 @@ def summary_json(view: View, limit: int = 50, min_ms: int | None = None) -> dict
         "process": {"name": visible(dump.name or ""), "pid": dump.pid} if dump else None,
         "times": not s.timeless,
         "clock": s.clock,
-        "dump_us": us(s.end_ns),
+        "time": view.query.time,
+        "dump_us": us(s.since(s.end_ns)),
+        "dump_monotonic_ns": mono(s.end_ns),
         "threshold_us": us(s.threshold_ns),
         "open": [
             {
                 "thread": {"id": int(th.id[t]), "name": visible(th.label(t)), "main": t == s.main},
                 "frames": [
-                    {"method": name(f.method), "open_us": us(f.ns), "at_least": f.at_least}
+                    {
+                        "method": name(f.method),
+                        "open": True,
+                        "start_us": since(f.start_ns),
+                        "start_monotonic_ns": mono(f.start_ns),
+                        "before_tracing": f.before_tracing,
+                        "open_us": us(f.ns),
+                        "at_least": f.at_least,
+                    }
                     for f in frames
                 ],
             }
@@ -65,7 +82,8 @@ def summary_json(view: View, limit: int = 50, min_ms: int | None = None) -> dict
             {
                 "thread": {"id": int(th.id[c.thread]), "name": visible(th.label(c.thread))},
                 "method": name(c.method),
-                "start_us": us(c.start_ns),
+                "start_us": us(s.since(c.start_ns)),
+                "start_monotonic_ns": mono(c.start_ns),
                 "duration_us": us(c.ns),
                 "at_least": c.at_least,
                 "callers": [name(m) for m in c.callers],

@@ -185,18 +185,23 @@ def flag_names(flags: int) -> list[str]:
 
 def selection_json(view: View) -> Json:
     """What a view selected: thread rows (null = all), clock, time range (µs from the start
-    on its clock), my-code prefixes, whether names are renamed."""
+    on its clock; with the time base "monotonic" also its ends on CLOCK_MONOTONIC in ns),
+    my-code prefixes, whether names are renamed, the time base."""
     q, s = view.query, view.session
     tr = q.time_range
-    rng = None
+    rng: Json | None = None
     if tr is not None:
         rng = {"from_us": us1(tr.lo, s.origin), "to_us": us1(tr.hi, s.origin), "clock": tr.clock}
+        shift = s.monotonic_shift
+        if q.time == "monotonic" and shift is not None:
+            rng["from_monotonic_ns"], rng["to_monotonic_ns"] = tr.lo + shift, tr.hi + shift
     return {
         "threads": list(q.threads) if q.threads is not None else None,
         "clock": q.clock,
         "time_range": rng,
         "my_code": list(q.my_code),
         "renamed": q.rename is not None,
+        "time": q.time,
     }
 
 

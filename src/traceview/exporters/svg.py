@@ -27,6 +27,7 @@ from typing import IO, Any
 import numpy as np
 
 from traceview.analysis.layout.flame import layout
+from traceview.analysis.timebase import monotonic_text
 from traceview.analysis.view import View
 from traceview.exporters.stacks import MAX_DEPTH, forest, frame_names
 from traceview.model import printable
@@ -150,7 +151,11 @@ def export(view: View, out: IO[Any], options: Options) -> None:
     title = options.title or "Flame graph"
     rng = view.query.time_range
     sub = f"{clock} time, {_ms(int(data['total']))} in {len(data['x'])} frames"
-    if rng is not None:
+    shift = view.session.monotonic_shift if view.query.time == "monotonic" else None
+    if rng is not None and shift is not None:
+        ends = (monotonic_text(rng.lo + shift), monotonic_text(rng.hi + shift))
+        sub += f", range {ends[0]} to {ends[1]} on CLOCK_MONOTONIC"
+    elif rng is not None:
         sub += f", range {_ms(rng.lo - view.session.origin)} to {_ms(rng.hi - view.session.origin)}"
     if data["dropped"]:
         sub += f" ({data['dropped']} frames narrower than 0.1 px left out)"
