@@ -73,3 +73,30 @@ def test_no_switch_without_a_way_to_reopen(report: Path) -> None:
     client = TestClient(create_app(Session(load(report))), base_url="http://127.0.0.1")
     r = client.post("/api/process?pick=1", headers={"X-Traceview": "1"})
     assert r.status_code == 400 and "cannot switch" in r.json()["error"]
+
+
+def test_clock_monotonic_in_the_answers(report: Path) -> None:
+    """/api/trace puts the axis on CLOCK_MONOTONIC (the dump's summary packet); /api/anr gives
+    each open call's start there and says the open calls were still running ("≥")."""
+    client = client_for(report)
+    trace = load(report)
+    h, origin = trace.header, Session(trace).origin
+    assert h.monotonic_offset_ns is not None and h.end_ns is not None
+    time = client.get("/api/trace").json()["time"]
+    assert time["monotonic_ns"] == origin + h.monotonic_offset_ns
+    anr = client.get("/api/anr").json()
+    assert anr["dump_monotonic_ns"] == h.end_ns + h.monotonic_offset_ns
+    frames = anr["open"][0]["frames"]
+    assert all(f["open"] and f["at_least"] for f in frames)
+    for f in frames:  # the same instant on both time bases
+        assert f["start_monotonic_ns"] == time["monotonic_ns"] + round(f["start_us"] * 1000)
+
+
+def test_no_monotonic_time_without_an_anchor(tmp_path: Path) -> None:
+    from traceview.synth import generate
+    from traceview.writer import write
+
+    path = tmp_path / "cpu.trace"
+    write(generate(400, threads=2, seed=1, clock="thread-cpu"), path)
+    client = client_for(path)
+    assert client.get("/api/trace").json()["time"]["monotonic_ns"] is None

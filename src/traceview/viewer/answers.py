@@ -46,9 +46,11 @@ def trace_answer(s: Session, live: bool = True, can_open: bool = True) -> Json:
     """/api/trace: header, clocks, time span, threads, diagnostics, palette, and the timeline's
     tiling (`tiles`: buckets per tile and the deepest level, which the UI's tile maths use);
     `can_open`: whether this server takes another trace (POST /api/open); a report's `source`
-    is the file's name only (a report is sent around: no local path in it)."""
+    is the file's name only (a report is sent around: no local path in it); `time.monotonic_ns`
+    puts the axis on CLOCK_MONOTONIC (analysis/timebase.py)."""
     tr, calls = s.trace, s.calls
     main = s.main_thread()
+    shift = s.monotonic_shift
     threads = []
     for t in range(len(tr.threads)):
         lo, hi = (int(x) for x in calls.thread_ranges[t])
@@ -86,6 +88,8 @@ def trace_answer(s: Session, live: bool = True, can_open: bool = True) -> Json:
             "origin_us": us1(s.origin),
             "start_us": 0.0,
             "end_us": us1(s.end, s.origin),
+            # CLOCK_MONOTONIC ns at start_us (null: the trace records no anchor)
+            "monotonic_ns": None if shift is None else s.origin + shift,
         },
         "threads": threads,
         "diagnostics": diagnostics_json(s.diagnostics()),

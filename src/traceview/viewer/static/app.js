@@ -7,7 +7,7 @@ import { CallTree } from "./panels/tree.js";
 import { FlameGraph } from "./panels/flame.js";
 import { FrameBudget } from "./panels/frames.js";
 import { HeaderPanel } from "./panels/header.js";
-import { fmtDuration, plural } from "./lib/format.js";
+import { fmtDuration, monotonicNs, plural } from "./lib/format.js";
 import { ProfileTable } from "./panels/profile.js";
 import { AnrPanel } from "./panels/anr.js";
 import { ViewLink } from "./panels/link.js";
@@ -75,9 +75,12 @@ function renderRange() {
   }
   const base = state.trace.time.start_us;
   chip.hidden = false;
+  // the range's ends on CLOCK_MONOTONIC in ns, as Perfetto's timestamps (when the trace says)
+  const mono = state.range.map((us) => monotonicNs(state.trace, us));
   setChildren(
     chip,
     "Range " + fmtDuration(state.range[0] - base) + " – " + fmtDuration(state.range[1] - base) + " (" + fmtDuration(state.range[1] - state.range[0]) + ")",
+    mono[0] === null ? null : el("span", { class: "muted range-mono", title: "The range on CLOCK_MONOTONIC (ns since boot), as Perfetto and logcat -v monotonic show it" }, "CLOCK_MONOTONIC " + mono[0] + " – " + mono[1] + " ns"),
     el("button", { class: "chip-btn", title: "Zoom the timeline to the range", onclick: () => views.timeline.setView(state.range[0], state.range[1]) }, "zoom"),
     el("button", { class: "chip-btn", title: "Clear the range (whole trace)", id: "range-clear", onclick: () => setRange(null) }, "×"),
   );

@@ -11,6 +11,25 @@ export function fmtDuration(us) {
   return (us / 1e6).toFixed(a < 1e7 ? 3 : 2) + " s";
 }
 
+/** CLOCK_MONOTONIC ns of a time `us` on the trace's axis (µs from its start), or null when the
+ * trace records no anchor (`trace.time.monotonic_ns`, from the server) or `us` is missing. */
+export function monotonicNs(trace, us) {
+  const zero = trace && trace.time ? trace.time.monotonic_ns : null;
+  if (zero === null || zero === undefined || us === null || us === undefined || Number.isNaN(us)) return null;
+  return zero + Math.round(us * 1000);
+}
+
+/** A CLOCK_MONOTONIC time as seconds with every ns digit ("86400.123456789 s"), as the
+ * command line prints it (analysis/timebase.py `monotonic_text`), so it matches Perfetto's ns
+ * and logcat -v monotonic's seconds digit for digit. */
+export function fmtMonotonic(ns) {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return "–";
+  const sign = ns < 0 ? "-" : "";
+  const a = Math.abs(Math.round(ns));
+  const whole = Math.floor(a / 1e9);
+  return sign + whole + "." + String(a - whole * 1e9).padStart(9, "0") + " s";
+}
+
 /** A table cell value: µs shown in ms with 3 decimals (traceview's default unit). */
 export function fmtMs(us) {
   if (us === null || us === undefined) return "";

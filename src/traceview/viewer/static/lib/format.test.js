@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { axisName, axisNote, fmtCount, fmtDuration, fmtMs, fmtPct, fmtTick, niceStep, plural } from "./format.js";
+import { axisName, axisNote, fmtCount, fmtDuration, fmtMonotonic, fmtMs, fmtPct, fmtTick, monotonicNs, niceStep, plural } from "./format.js";
 
 describe("fmtDuration", () => {
   it("picks the unit by size", () => {
@@ -65,5 +65,22 @@ describe("the time axis", () => {
     assert.equal(axisName({ timeline_axis: "reconstructed", timeline_clock: "cpu" }), "reconstructed");
     assert.equal(axisName({ timeline_axis: "cpu", timeline_clock: "cpu" }), "thread CPU");
     assert.match(axisNote({ timeline_axis: "reconstructed", timeline_clock: "cpu" }), /order of records/);
+  });
+});
+
+describe("CLOCK_MONOTONIC", () => {
+  const trace = { time: { start_us: 0, monotonic_ns: 86_400_000_000_007 } };
+
+  it("puts a time of the axis on CLOCK_MONOTONIC when the trace gives the anchor", () => {
+    assert.equal(monotonicNs(trace, 0), 86_400_000_000_007);
+    assert.equal(monotonicNs(trace, 1500.25), 86_400_001_500_257);
+    assert.equal(monotonicNs({ time: { monotonic_ns: null } }, 1), null);
+    assert.equal(monotonicNs(trace, null), null);
+  });
+
+  it("shows every ns digit as seconds", () => {
+    assert.equal(fmtMonotonic(86_400_001_500_257), "86400.001500257 s");
+    assert.equal(fmtMonotonic(5), "0.000000005 s");
+    assert.equal(fmtMonotonic(null), "–");
   });
 });

@@ -2,7 +2,7 @@
 // reader's diagnostics, shown plainly (overflow, truncation, sampled = estimates).
 
 import { el, setChildren } from "../lib/dom.js";
-import { axisName, fmtDuration } from "../lib/format.js";
+import { axisName, fmtDuration, fmtMonotonic } from "../lib/format.js";
 import { on, state } from "../lib/state.js";
 
 const FIELDS = [
@@ -56,6 +56,8 @@ export class HeaderPanel {
       elapsed[1] += " (as the header says: the whole recording; the timeline spans the records, " + fmtDuration(span) + ")";
     }
     fields.push(["Clocks", t.clocks.join(", ") || "–"], ["Timeline clock", t.timeline_axis === "reconstructed" ? "thread CPU, axis " + axisName(t) : t.timeline_clock], [t.timeline_axis === "reconstructed" ? "Span (reconstructed axis)" : "Duration", fmtDuration(t.time.end_us - t.time.start_us)]);
+    // where the axis sits on CLOCK_MONOTONIC (an Android 16 dump's summary, an ART header's start)
+    if (t.time.monotonic_ns !== null && t.time.monotonic_ns !== undefined) fields.push(["Start on CLOCK_MONOTONIC", fmtMonotonic(t.time.monotonic_ns) + " (" + t.time.monotonic_ns + " ns)"]);
     const opts = Object.entries(h.options || {}).map(([k, v]) => [k, String(v)]);
     const threads = t.threads.map((th) => [
       String(th.row),
