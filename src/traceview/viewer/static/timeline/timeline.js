@@ -183,8 +183,7 @@ export class Timeline {
     this.labels = this.rows.map((r) => threadLabel(r, busy, (t, all) => this.toggleOpen(t, all), trace, this.src.side));
     setChildren(this.spacer, this.labels);
     rowtools.markFocus(this);
-    for (const r of this.rows) this.tiles.tile(r.thread, 0, 0);
-    this.invalidate();
+    this.invalidate(); // the rows in view ask for their whole-trace tile as they are drawn
   }
 
   /** The levels an open row shows at most: a share of the pane (a deeper row scrolls). */
@@ -302,7 +301,11 @@ export class Timeline {
       drawFrames(ctx, vp, this.src.frames(), row, y, c);
       // until a thread's whole-trace tile says how deep it is, its row's height (and so which
       // rows are in view) is not known: ask for nothing finer yet
-      if (!this.depths.has(row.thread) && !this.tiles.failure(row.thread, 0, 0)) continue;
+      // (asked here, for the rows in view only: 200 threads' tiles at once took seconds)
+      if (!this.depths.has(row.thread) && !this.tiles.failure(row.thread, 0, 0)) {
+        this.tiles.tile(row.thread, 0, 0);
+        continue;
+      }
       const done = new Set();
       for (let k = k0; k <= k1; k++) {
         const tile = this.tiles.tile(row.thread, level, k);
