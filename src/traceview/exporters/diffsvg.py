@@ -159,14 +159,13 @@ def export(c: Comparison, out: IO[Any], options: Options) -> None:
     )
     if data["dropped"]:
         sub += f" ({data['dropped']} paths too narrow to draw left out)"
-    if data["deep"]:
-        sub += f" ({data['deep']} frames deeper than {MAX_DEPTH} left out)"
     shell = Shell(
         title=options.title or "Differential flame graph",
         subtitle=sub,
         script="diffflame.js",
         data_id="diff-data",
         background="#fbfbf8",
+        deep=data["deep"],
         style=STYLE,
         attrs={"data-side": "candidate"},
         buttons=(("side", PAD + 110, "Widths: candidate"),),

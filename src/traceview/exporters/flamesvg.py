@@ -17,6 +17,7 @@ from html import escape
 from importlib.resources import files
 from typing import IO, Any
 
+from traceview.exporters.stacks import MAX_DEPTH
 from traceview.model import printable
 
 WIDTH = 1200  # px of the graph area
@@ -58,7 +59,8 @@ class Shell:
     this module, run after `flamesvg.js`), `data_id` the id of the data's script element,
     `background` the page colour, `style` CSS after the shared rules, `attrs` extra attributes
     of the root element, `buttons` (id, x px, text) after "Reset zoom", `legend` a line below
-    the details (the match count then goes on it)."""
+    the details (the match count then goes on it), `deep` how many frames deeper than
+    `stacks.MAX_DEPTH` were left out (said after the subtitle)."""
 
     title: str
     subtitle: str
@@ -69,6 +71,7 @@ class Shell:
     attrs: dict[str, str] = field(default_factory=dict)
     buttons: tuple[tuple[str, float, str], ...] = ()
     legend: str | None = None
+    deep: int = 0
 
 
 def write(out: IO[Any], shell: Shell, depth: int, frames: Frames, data: object) -> None:
@@ -76,6 +79,9 @@ def write(out: IO[Any], shell: Shell, depth: int, frames: Frames, data: object) 
     bottom = TOP + depth * FRAME
     height = bottom + (28 if shell.legend is None else 44)
     full = WIDTH + 2 * PAD
+    sub = shell.subtitle
+    if shell.deep:
+        sub += f" ({shell.deep} frames deeper than {MAX_DEPTH} left out)"
     extra = "".join(f' {k}="{xml(v)}"' for k, v in shell.attrs.items())
     w = out.write
     w('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
@@ -86,7 +92,7 @@ def write(out: IO[Any], shell: Shell, depth: int, frames: Frames, data: object) 
     )
     w(f"<style>{STYLE}{shell.style}</style>\n")
     w(f'<rect x="0" y="0" width="{full}" height="{height}" fill="{shell.background}"/>\n')
-    for ident, y, text in (("title", 22, shell.title), ("subtitle", 40, shell.subtitle)):
+    for ident, y, text in (("title", 22, shell.title), ("subtitle", 40, sub)):
         w(f'<text id="{ident}" x="{full / 2}" y="{y}" text-anchor="middle">{xml(text)}</text>\n')
     w(f'<text id="reset" class="button hidden" x="{PAD}" y="22">Reset zoom</text>\n')
     for ident, x, text in shell.buttons:

@@ -128,14 +128,13 @@ def export(view: View, out: IO[Any], options: Options) -> None:
         sub += f", range {_ms(rng.lo - view.session.origin)} to {_ms(rng.hi - view.session.origin)}"
     if data["dropped"]:
         sub += f" ({data['dropped']} frames narrower than 0.1 px left out)"
-    if data["deep"]:
-        sub += f" ({data['deep']} frames deeper than {MAX_DEPTH} left out)"
     shell = Shell(
         title=options.title or "Flame graph",
         subtitle=sub,
         script="flamegraph.js",
         data_id="flame-data",
         background="#f8f8f0",
+        deep=data["deep"],
     )
     names = [data["names"][n] for n in data["n"]]
     frames = Frames(
