@@ -18,7 +18,7 @@ from support.browserkit import (
 from support.corpus import corpus_path
 
 pytestmark = pytest.mark.browser
-FRAME_H = 17  # panels/flame.js
+FRAME_H = 17  # panels/flamepaint.js
 # the frame nearest 1/40 of the graph, where it is, and how many frames lie inside it
 PICK = """() => {
   const f = window.traceview.views.flame, N = f.data.nodes, T = f.data.total;
