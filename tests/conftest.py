@@ -1,9 +1,9 @@
 """Shared fixtures: the real-trace corpus in ../shared/corpus (skipped cleanly when absent) and
-the browser tests' headless Chromium (`browser`) and viewer page (`page`); a test that uses
-either carries the `browser` mark (tests/test_suite_rules.py). In this process the engine's
-compiled passes also run on small traces (`compiled_passes`): the product analyses traces
-below `analysis.small.SMALL` records by numpy alone, and tests/analysis/test_small.py checks
-that path against them."""
+the browser tests' headless Chromium (`browser`), viewer page (`page`) and live viewer on the
+corpus's small real trace (`eastern`); a test that uses the browser carries the `browser`
+mark (tests/test_suite_rules.py). In this process the engine's compiled passes also run on
+small traces (`compiled_passes`): the product analyses traces below `analysis.small.SMALL`
+records by numpy alone, and tests/analysis/test_small.py checks that path against them."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import launch, open_page, settle
-from support.corpus import corpus
+from support.browserkit import VIEWPORT, Viewer, launch, open_page, serving, settle
+from support.corpus import EASTERN, corpus, corpus_path
 
-__all__ = ["browser", "compiled_passes", "corpus", "page"]
+__all__ = ["browser", "compiled_passes", "corpus", "eastern", "page"]
 
 
 @pytest.fixture(autouse=True)
@@ -42,12 +42,22 @@ def browser() -> Iterator[Any]:
         yield chromium
 
 
+@pytest.fixture(scope="module")
+def eastern() -> Iterator[Viewer]:
+    """The live viewer on the corpus's easternhong test.trace, one per module (skips when the
+    corpus is absent)."""
+    with serving(corpus_path(EASTERN)) as viewer:
+        yield viewer
+
+
 @pytest.fixture
-def page(browser: Any, page_url: str) -> Iterator[Any]:
+def page(browser: Any, page_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
     """The viewer at the module's `page_url` fixture, its profile table shown and settled;
-    closed afterwards, and the test fails if the page logged a script or console error."""
+    closed afterwards, and the test fails if the page logged a script or console error. The
+    window is the module's `VIEWPORT` when it sets one (support/browserkit.py's otherwise)."""
     errors: list[str] = []
-    pg = open_page(browser, page_url, errors)
+    viewport = getattr(request.module, "VIEWPORT", VIEWPORT)
+    pg = open_page(browser, page_url, errors, viewport=viewport)
     pg.wait_for_selector("#tab-profile .pt-row.method")
     settle(pg)
     yield pg

@@ -20,6 +20,9 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+# a hang guard, not a measurement: a writer still running after this long is stuck (the wait
+# raises TimeoutExpired); the tests check what the writers leave, never how long they take
+HANG_GUARD = 300
 
 # a writer that kills itself (SIGKILL: no cleanup runs) at a chosen point
 KILLED = """
@@ -67,7 +70,7 @@ def adder(root: Path, paths: list[Path]) -> subprocess.Popen[bytes]:
 def reference(tmp_path: Path, paths: list[Path]) -> dict[str, object]:
     root = tmp_path / "reference"
     run = adder(root, paths)
-    assert run.wait(timeout=300) == 0
+    assert run.wait(timeout=HANG_GUARD) == 0
     return read_tables(root)
 
 
@@ -77,7 +80,7 @@ def test_two_processes_adding_at_once_add_each_trace_once(
     root = tmp_path / "ds"
     first, second = adder(root, traces[:6]), adder(root, traces[3:])  # 3 traces in common
     for run in (first, second):
-        _, err = run.communicate(timeout=300)
+        _, err = run.communicate(timeout=HANG_GUARD)
         assert run.returncode == 0, err
     got = read_tables(root)
     assert sorted(got["traces"].column("name").to_pylist()) == sorted(p.name for p in traces)
@@ -93,14 +96,14 @@ def test_a_writer_killed_while_staging_leaves_nothing_visible(
     run = subprocess.run(
         [sys.executable, "-c", KILLED, "staging", str(root), *map(str, traces[:3])],
         env=env(),
-        timeout=300,
+        timeout=HANG_GUARD,
     )
     assert run.returncode == -9
     assert any((root / STAGING).rglob("*.parquet"))  # its parts, staged
     assert any((root / CLAIMS).iterdir())  # and its claims
     assert all(not table_files(root, t) for t in ("traces", "calls", "methods"))
     second = adder(root, traces[:4])
-    assert second.wait(timeout=300) == 0  # the dead writer's claims are taken over
+    assert second.wait(timeout=HANG_GUARD) == 0  # the dead writer's claims are taken over
     assert read_tables(root)["traces"].num_rows == 4
     assert not any((root / STAGING).iterdir()) and not any((root / CLAIMS).iterdir())
 
@@ -112,7 +115,7 @@ def test_a_writer_killed_while_publishing_is_finished_by_the_next(
     run = subprocess.run(
         [sys.executable, "-c", KILLED, "publish", str(root), *map(str, traces[:3])],
         env=env(),
-        timeout=300,
+        timeout=HANG_GUARD,
     )
     assert run.returncode == -9
     published = sum(len(table_files(root, t)) for t in ("traces", "threads", "methods", "calls"))

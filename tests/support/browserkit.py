@@ -32,6 +32,7 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+VIEWPORT = {"width": 1400, "height": 900}  # a page's window unless a test asks for another
 SETTLE_MS = 30_000  # how long `settle` waits at most (a bound, not a speed check)
 
 # The viewer is quiet when no panel is loading ("busy"), no timeline has a tile request in
@@ -158,7 +159,8 @@ def open_page(browser: Any, url: str, errors: list[str], **kw: Any) -> Any:
     pages bypass the CSP unless `bypass_csp=False` (tests/viewer/test_browser_security.py loads
     the viewer under its real CSP; `settle` works there too)."""
     kw.setdefault("bypass_csp", True)
-    page = watch(browser.new_page(viewport={"width": 1400, "height": 900}, **kw), errors)
+    kw.setdefault("viewport", VIEWPORT)
+    page = watch(browser.new_page(**kw), errors)
     page.goto(url)
     page.wait_for_selector("body[data-ready]", state="attached", timeout=20000)
     return page

@@ -22,6 +22,7 @@ def _find_corpus() -> Path:
 
 
 CORPUS = _find_corpus()
+EASTERN = "easternhong-methodtrace/test.trace"  # a real app, 63k records (the corpus README)
 
 
 def corpus_files() -> list[Path]:

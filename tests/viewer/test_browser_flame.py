@@ -4,21 +4,15 @@ a pixel wide; the bar names the clock and what 100 % is; no text gets selected."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    open_page,
-    serving,
-    shot,
-)
-from support.corpus import corpus_path
+from support.browserkit import Viewer, shot
 
 pytestmark = pytest.mark.browser
-FRAME_H = 17  # panels/flame.js
+VIEWPORT = {"width": 1600, "height": 1000}  # the `page` fixture's window (tests/conftest.py)
+FRAME_H = 17  # panels/flamepaint.js
 # the frame nearest 1/40 of the graph, where it is, and how many frames lie inside it
 PICK = """() => {
   const f = window.traceview.views.flame, N = f.data.nodes, T = f.data.total;
@@ -39,22 +33,18 @@ INSIDE_ZOOM = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
-        yield v
+@pytest.fixture
+def page_url(eastern: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return eastern.url
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.set_viewport_size({"width": 1600, "height": 1000})
-    pg.click('.tabs button[data-tab="flame"]')
-    pg.wait_for_function("window.traceview.views.flame.data !== null")
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page(page: Any) -> Any:
+    """The shared `page` (tests/conftest.py) on the Flame Chart tab, its graph received."""
+    page.click('.tabs button[data-tab="flame"]')
+    page.wait_for_function("window.traceview.views.flame.data !== null")
+    return page
 
 
 def test_zoom_fetches_detail(page: Any) -> None:

@@ -5,29 +5,16 @@ page opened on it shows the same view; a report names its trace by file name onl
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    open_page,
-    serving,
-    shot,
-)
-from support.corpus import corpus_path
+from support.browserkit import Viewer, open_page, shot
+from support.corpus import EASTERN, corpus_path
 from support.report_data import make_report, report_answers
 
 pytestmark = pytest.mark.browser
-EASTERN = "easternhong-methodtrace/test.trace"
-
-
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path(EASTERN)) as v:
-        yield v
 
 
 def _wait_hash(page: Any, *parts: str) -> str:
@@ -36,9 +23,10 @@ def _wait_hash(page: Any, *parts: str) -> str:
     return str(page.url)
 
 
-def test_link_reopens_the_view(browser: Any, viewer: Viewer) -> None:
+def test_link_reopens_the_view(browser: Any, eastern: Viewer) -> None:
     errors: list[str] = []
-    page = open_page(browser, viewer.url, errors, permissions=["clipboard-read", "clipboard-write"])
+    clipboard = ["clipboard-read", "clipboard-write"]
+    page = open_page(browser, eastern.url, errors, permissions=clipboard)
     page.wait_for_selector("#tab-profile .pt-row.method")
     page.click('#clock button[data-clock="wall"]')
     page.click("#tl-main")
@@ -87,10 +75,10 @@ def test_report_names_the_file_not_its_path(browser: Any, tmp_path: Path) -> Non
     assert not errors, errors
 
 
-def test_link_keeps_the_zoom(browser: Any, viewer: Viewer) -> None:
+def test_link_keeps_the_zoom(browser: Any, eastern: Viewer) -> None:
     """The timeline's zoom and the flame chart's zoomed frame come back from a link."""
     errors: list[str] = []
-    page = open_page(browser, viewer.url, errors)
+    page = open_page(browser, eastern.url, errors)
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.locator("#timeline .tl-canvas").focus()
     for _ in range(4):

@@ -4,38 +4,21 @@ an exclusive off-CPU column finds the wait, and the percentages say their base."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    open_page,
-    serving,
-    shot,
-)
-from support.corpus import corpus_path
+from support.browserkit import Viewer, shot
 
 pytestmark = pytest.mark.browser
+VIEWPORT = {"width": 1600, "height": 1000}  # the `page` fixture's window (tests/conftest.py)
 ROWS = "#tab-profile .pt-row"
 
 
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
-        yield v
-
-
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.set_viewport_size({"width": 1600, "height": 1000})
-    pg.wait_for_selector(f"{ROWS}.method")
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(eastern: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return eastern.url
 
 
 def _selected(page: Any) -> str:

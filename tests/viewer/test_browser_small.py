@@ -4,7 +4,6 @@ frame bands have a legend; the header's elapsed time is told apart from the reco
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,15 +19,9 @@ from support.corpus import corpus_path
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
-        yield v
-
-
-def test_top_bar_fits_1280(browser: Any, viewer: Viewer) -> None:
+def test_top_bar_fits_1280(browser: Any, eastern: Viewer) -> None:
     errors: list[str] = []
-    page = open_page(browser, viewer.url, errors)
+    page = open_page(browser, eastern.url, errors)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.wait_for_selector("#tab-profile .pt-row.method")
     page.click("#tl-main")
@@ -74,10 +67,10 @@ def test_reconstructed_axis_note_covers_no_tick(browser: Any) -> None:
     assert not errors, errors
 
 
-def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> None:
+def test_frame_budget_shows_the_culprit_whole(browser: Any, eastern: Viewer) -> None:
     """Item 8: the way down to the heaviest self time shrinks, the culprit's name does not."""
     errors: list[str] = []
-    page = open_page(browser, viewer.url, errors)
+    page = open_page(browser, eastern.url, errors)
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.click('.tabs button[data-tab="frames"]')
     page.wait_for_selector("#tab-frames .fr-row:not(.head)")
@@ -92,11 +85,11 @@ def test_frame_budget_shows_the_culprit_whole(browser: Any, viewer: Viewer) -> N
     assert not errors, errors
 
 
-def test_columns_and_names_resize_only_beside_busy(browser: Any, viewer: Viewer) -> None:
+def test_columns_and_names_resize_only_beside_busy(browser: Any, eastern: Viewer) -> None:
     """Items 8 and 12: the profile's columns and the thread names' column resize by dragging;
     "only" on hover sits beside the busy time, not over it."""
     errors: list[str] = []
-    page = open_page(browser, viewer.url, errors)
+    page = open_page(browser, eastern.url, errors)
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.wait_for_selector("#tab-profile .pt-row.method")
     cell = page.locator('#tab-profile .pt-hcell[data-col="incl_cpu"]')

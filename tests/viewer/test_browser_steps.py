@@ -5,38 +5,20 @@ zooms to the call, R makes it the range, Alt+drag takes a range on the crossed t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    fetch_json,
-    open_page,
-    serving,
-    shot,
-)
-from support.corpus import corpus_path
+from support.browserkit import Viewer, fetch_json, shot
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
-        yield v
+VIEWPORT = {"width": 1600, "height": 1000}  # the `page` fixture's window (tests/conftest.py)
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.set_viewport_size({"width": 1600, "height": 1000})
-    pg.wait_for_selector("#tab-profile .pt-row.method")
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(eastern: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return eastern.url
 
 
 def _corner(page: Any, text: str) -> str:
@@ -46,8 +28,8 @@ def _corner(page: Any, text: str) -> str:
     return page.locator("#timeline .tl-corner").text_content() or ""
 
 
-def test_enter_steps_f_zooms_r_ranges(page: Any, viewer: Viewer) -> None:
-    prof = fetch_json(viewer, "/api/profile?clock=cpu")["methods"]
+def test_enter_steps_f_zooms_r_ranges(page: Any, eastern: Viewer) -> None:
+    prof = fetch_json(eastern, "/api/profile?clock=cpu")["methods"]
     # a method called a few times, each call long enough to see
     k = next(i for i, c in enumerate(prof["calls"]) if 3 <= c <= 50)
     method = prof["method"][k]

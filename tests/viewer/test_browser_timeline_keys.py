@@ -11,16 +11,12 @@ from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    open_page,
-    serving,
-    shot,
-)
+from support.browserkit import Viewer, serving, shot
 from support.tracebuild import make_trace
 from traceview.writer import write
 
 pytestmark = pytest.mark.browser
+VIEWPORT = {"width": 1280, "height": 800}  # the `page` fixture's window (tests/conftest.py)
 DEPTH = 88
 WORKERS = 30
 
@@ -54,17 +50,19 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.set_viewport_size({"width": 1280, "height": 800})
-    pg.wait_for_function(
+def page_url(viewer: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return viewer.url
+
+
+@pytest.fixture
+def page(page: Any) -> Any:
+    """The shared `page` (tests/conftest.py), once the main thread's row holds every level."""
+    page.wait_for_function(
         "(() => { const t = window.traceview.views.timeline;"
         f" return t.rows.length && t.rows[0].full >= {DEPTH}; }})()"
     )
-    yield pg
-    pg.close()
-    assert not errors, errors
+    return page
 
 
 def test_deep_row_is_capped_and_scrolls_inside(page: Any) -> None:

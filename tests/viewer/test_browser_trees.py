@@ -6,37 +6,20 @@ keyboard walks every row."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from support.browserkit import (
-    Viewer,
-    fetch_json,
-    open_page,
-    serving,
-    shot,
-)
-from support.corpus import corpus_path
+from support.browserkit import Viewer, fetch_json, shot
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def viewer() -> Iterator[Viewer]:
-    with serving(corpus_path("easternhong-methodtrace/test.trace")) as v:
-        yield v
+VIEWPORT = {"width": 1600, "height": 1000}  # the `page` fixture's window (tests/conftest.py)
 
 
 @pytest.fixture
-def page(browser: Any, viewer: Viewer) -> Iterator[Any]:
-    errors: list[str] = []
-    pg = open_page(browser, viewer.url, errors)
-    pg.set_viewport_size({"width": 1600, "height": 1000})
-    yield pg
-    pg.close()
-    assert not errors, errors
+def page_url(eastern: Viewer) -> str:
+    """The page the `page` fixture (tests/conftest.py) opens: the live viewer."""
+    return eastern.url
 
 
 def _tab(page: Any, name: str) -> Any:
@@ -113,13 +96,13 @@ def test_bottom_up_loads_and_keeps_root_two_near(page: Any) -> None:
     shot(page, "tree-bottomup")
 
 
-def test_find_reaches_nodes_not_loaded(page: Any, viewer: Viewer) -> None:
+def test_find_reaches_nodes_not_loaded(page: Any, eastern: Viewer) -> None:
     """Find + Enter in a tree asks the server, so a node the first answer left out is found
     (its path merged in, opened to it)."""
-    tree = fetch_json(viewer, "/api/tree?kind=topdown&clock=cpu&limit=2000")  # as the UI asks
+    tree = fetch_json(eastern, "/api/tree?kind=topdown&clock=cpu&limit=2000")  # as the UI asks
     loaded = set(tree["nodes"]["method"])
-    methods = fetch_json(viewer, "/api/methods")["label"]
-    prof = fetch_json(viewer, "/api/profile?clock=cpu")["methods"]["method"]
+    methods = fetch_json(eastern, "/api/methods")["label"]
+    prof = fetch_json(eastern, "/api/profile?clock=cpu")["methods"]["method"]
     absent = [m for m in prof if m not in loaded]
     assert absent, "every method is loaded at first: nothing to find"
     want = methods[absent[0]]

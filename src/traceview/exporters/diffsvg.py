@@ -6,21 +6,18 @@ The layout is the comparison's (`Comparison.diff_flame`, analysis/layout/difffla
 both sides: widths the candidate's median inclusive time (a button switches to the
 baseline's), colours the change of each call path on the gated metric — red slower, blue
 faster, deeper with the relative change, grey within noise — and a dashed outline on paths
-of one side only. Every frame is drawn, so the file shows the graph where scripts do not run;
-the inline script (`diffflame.js`) adds hover details (both sides, Δ, Δ %, significance: the
-words are written here, in Python), click to zoom, search and the side switch. Frames
-narrower than 1/`RESOLUTION` of the total or deeper than `MAX_DEPTH` levels are left out and
-counted in the subtitle. Names are XML-escaped (control characters `\\xNN`) in the markup and
-`\\u`-escaped (`<`, `>`, `&`) in the JSON the script reads.
+of one side only. The document is the one both flame graph formats share (`flamesvg.py`:
+every frame drawn, so the file shows the graph where scripts do not run; click to zoom,
+search); this module supplies the colours, the legend, the hover words (both sides, Δ, Δ %,
+significance: written here, in Python) and its part of the script (`diffflame.js`: the side
+switch). Frames narrower than 1/`RESOLUTION` of the total or deeper than `MAX_DEPTH` levels
+are left out and counted in the subtitle.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from html import escape
-from importlib.resources import files
 from typing import IO, Any
 
 import numpy as np
@@ -30,17 +27,16 @@ from traceview.analysis.compare import Comparison
 from traceview.analysis.layout.diffflame import BASE_ONLY, CAND_ONLY, DiffFlame, intensity
 from traceview.analysis.significance import STATES
 from traceview.exporters.diff import METRIC_WORDS, ms, percent
+from traceview.exporters.flamesvg import PAD, RESOLUTION, WIDTH, Frames, Shell, write
 from traceview.exporters.stacks import MAX_DEPTH
 from traceview.model import printable
 
-WIDTH = 1200  # px of the graph area
-FRAME = 17  # px per level
-TOP = 56  # px above the graph (title, buttons)
-BOTTOM = 44  # px below (details line, legend)
-PAD = 10
-RESOLUTION = 12_000  # frames narrower than 1/12000 of the total (0.1 px) are left out
-CHAR_PX = 7.0  # average width of a 12 px character
 GREY = "rgb(214,214,210)"
+STYLE = "#frames g.one rect{stroke:#000;stroke-width:1;stroke-dasharray:3 2}#legend{fill:#555}"
+LEGEND = (
+    "red: slower (new: full red), blue: faster (gone: full blue), paler: a smaller change, "
+    "grey: within noise; dashed outline: on one side only"
+)
 
 NAME = "diff-svg"
 SUFFIXES = (".svg",)
@@ -154,11 +150,7 @@ def export(c: Comparison, out: IO[Any], options: Options) -> None:
         raise ValueError("the runs were summarised without their call paths")
     data = frames_data(c)
     depth = max(data["d"], default=0) + 1
-    height = TOP + depth * FRAME + BOTTOM
-    full = WIDTH + 2 * PAD
-    total = max(int(data["total_c"]), 1)
-    scale = WIDTH / total
-    title = options.title or "Differential flame graph"
+    scale = WIDTH / max(int(data["total_c"]), 1)
     metric = METRIC_WORDS[c.thresholds.metric]
     sub = (
         f"{len(c.baseline)} baseline vs {len(c.candidate)} candidate run(s), median {c.clock} "
@@ -167,86 +159,33 @@ def export(c: Comparison, out: IO[Any], options: Options) -> None:
     )
     if data["dropped"]:
         sub += f" ({data['dropped']} paths too narrow to draw left out)"
-    if data["deep"]:
-        sub += f" ({data['deep']} frames deeper than {MAX_DEPTH} left out)"
-    script = files("traceview.exporters").joinpath("diffflame.js").read_text(encoding="utf-8")
-    w = out.write
-    w('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
-    w(
-        f'<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="{full}" '
-        f'height="{height}" viewBox="0 0 {full} {height}" data-width="{WIDTH}" '
-        f'data-pad="{PAD}" data-char="{CHAR_PX}" data-side="candidate">\n'
+    shell = Shell(
+        title=options.title or "Differential flame graph",
+        subtitle=sub,
+        script="diffflame.js",
+        data_id="diff-data",
+        background="#fbfbf8",
+        deep=data["deep"],
+        style=STYLE,
+        attrs={"data-side": "candidate"},
+        buttons=(("side", PAD + 110, "Widths: candidate"),),
+        legend=LEGEND,
     )
-    w(
-        "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
-        "#frames text{pointer-events:none}#frames g{cursor:pointer}"
-        "#frames g:hover rect{stroke:#000;stroke-width:0.5}"
-        "#frames g.one rect{stroke:#000;stroke-width:1;stroke-dasharray:3 2}"
-        ".hidden{display:none}.faded rect{opacity:0.55}"
-        ".button{cursor:pointer;fill:#204080}.button:hover{text-decoration:underline}"
-        "#title{font-size:17px}#subtitle,#legend{fill:#555}</style>\n"
-    )
-    w(f'<rect x="0" y="0" width="{full}" height="{height}" fill="#fbfbf8"/>\n')
-    w(f'<text id="title" x="{full / 2}" y="22" text-anchor="middle">{_xml(title)}</text>\n')
-    w(f'<text id="subtitle" x="{full / 2}" y="40" text-anchor="middle">{_xml(sub)}</text>\n')
-    w(f'<text id="reset" class="button hidden" x="{PAD}" y="22">Reset zoom</text>\n')
-    w(f'<text id="side" class="button" x="{PAD + 110}" y="22">Widths: candidate</text>\n')
-    w(f'<text id="search" class="button" x="{full - PAD}" y="22" text-anchor="end">Search</text>\n')
-    w(
-        f'<text id="clear" class="button hidden" x="{full - PAD - 60}" y="22" '
-        'text-anchor="end">Clear</text>\n'
-    )
-    w(f'<text id="details" x="{PAD}" y="{height - 25}"> </text>\n')
-    w(f'<text id="matched" x="{full - PAD}" y="{height - 8}" text-anchor="end"></text>\n')
-    legend = (
-        "red: slower (new: full red), blue: faster (gone: full blue), paler: a smaller change, "
-        "grey: within noise; dashed outline: on one side only"
-    )
-    w(f'<text id="legend" x="{PAD}" y="{height - 8}">{_xml(legend)}</text>\n')
-    w('<g id="frames">\n')
-    names, chunk = data["names"], []
     strength = intensity(paths, np.array(data["row"], dtype=np.int64), c.thresholds.metric)
-    for k in range(len(data["n"])):
-        wc = data["wc"][k] * scale
-        classes = [*(["hidden"] if wc < 0.1 else []), *(["one"] if data["only"][k] else [])]
-        cls = f' class="{" ".join(classes)}"' if classes else ""
-        x = PAD + data["xc"][k] * scale
-        y = TOP + (depth - 1 - data["d"][k]) * FRAME
-        name = names[data["n"][k]]
-        colour = fill(int(data["st"][k]), float(strength[k]))
-        chunk.append(
-            f'<g data-i="{k}"{cls}><title>{_xml(data["tip"][k])}</title>'
-            f'<rect x="{x:.2f}" y="{y}" width="{wc:.2f}" height="{FRAME - 1}" '
-            f'fill="{colour}" rx="2"/><text x="{x + 3:.2f}" y="{y + FRAME - 5}">'
-            f"{_xml(_fit(name, wc))}</text></g>\n"
-        )
-        if len(chunk) >= 4096:
-            w("".join(chunk))
-            chunk.clear()
-    w("".join(chunk))
-    w("</g>\n")
-    w(f'<script type="application/json" id="diff-data">{_json_for_xml(data)}</script>\n')
-    w(f"<script><![CDATA[\n{script.replace(']]>', ']]]]><![CDATA[>')}\n]]></script>\n")
-    w("</svg>\n")
-
-
-def _xml(text: str) -> str:
-    """Text safe in XML character data and attributes (control characters as \\xNN)."""
-    return escape(printable(text), quote=True)
-
-
-def _json_for_xml(obj: object) -> str:
-    """JSON that no name can end the script element with or inject markup into."""
-    text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _fit(name: str, width: float) -> str:
-    """The label that fits `width` px (cut with `..`), or "" when not even 3 characters do."""
-    chars = int((width - 6) / CHAR_PX)
-    if chars < 3:
-        return ""
-    return name if len(name) <= chars else name[: chars - 2] + ".."
+    width = [wc * scale for wc in data["wc"]]
+    frames = Frames(
+        x=[xc * scale for xc in data["xc"]],
+        width=width,
+        level=[depth - 1 - d for d in data["d"]],
+        name=[data["names"][n] for n in data["n"]],
+        title=data["tip"],
+        fill=[fill(int(s), float(k)) for s, k in zip(data["st"], strength, strict=True)],
+        classes=[
+            " ".join([*(["hidden"] if w < 0.1 else []), *(["one"] if one else [])])
+            for w, one in zip(width, data["only"], strict=True)
+        ],
+    )
+    write(out, shell, depth, frames, data)
 
 
 __all__ = ["Options", "export", "fill", "frames_data", "tip"]

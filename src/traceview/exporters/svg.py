@@ -1,27 +1,20 @@
 """The `svg` format: a standalone interactive flame graph (one SVG file, no network).
 
 Python lays the graph out (`analysis.flame.layout` of each thread's merged tree, threads side
-by side under a root frame per thread, or one merged tree with `merge_threads`) and writes
-every frame as a rectangle with its label, so the file shows the graph even where scripts do
-not run (an image viewer, a README). The inline script (`flamegraph.js`, shipped next to this
-module) adds hover details, click to zoom, and search (regular expression; matches
-highlighted and their share of the total shown). Widths are inclusive time on the query's
-clock, clipped to the range; frames narrower than 1/`RESOLUTION` of the total are left out
-(their time stays in their parent) and counted in the subtitle, as are frames deeper than
-1024 levels (`stacks.MAX_DEPTH`).
-
-Names are XML-escaped (and control characters `\\xNN`) in the markup; the per-frame data the
-script reads is JSON with `<`, `>` and `&` as `\\u` escapes, so no name can end the script
-element or inject markup.
+by side under a root frame per thread, or one merged tree with `merge_threads`) and writes it
+in the document both flame graph formats share (`flamesvg.py`: every frame a rectangle with
+its label, so the file shows the graph where scripts do not run; hover details, click to zoom
+and search by regular expression from `flamesvg.js`). This module supplies the colours (warm,
+stable per package) and its part of the script (`flamegraph.js`: the details line). Widths are
+inclusive time on the query's clock, clipped to the range; frames narrower than 1/`RESOLUTION`
+of the total are left out (their time stays in their parent) and counted in the subtitle, as
+are frames deeper than 1024 levels (`stacks.MAX_DEPTH`).
 """
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass
-from html import escape
-from importlib.resources import files
 from typing import IO, Any
 
 import numpy as np
@@ -29,8 +22,8 @@ import numpy as np
 from traceview.analysis.layout.flame import layout
 from traceview.analysis.timebase import monotonic_text
 from traceview.analysis.view import View
+from traceview.exporters.flamesvg import RESOLUTION, WIDTH, Frames, Shell, write
 from traceview.exporters.stacks import MAX_DEPTH, forest, frame_names
-from traceview.model import printable
 
 NAME = "svg"
 SUFFIXES = (".svg",)
@@ -49,15 +42,6 @@ class Options:
     icicle: bool = False
 
 
-WIDTH = 1200  # px of the graph area
-FRAME = 17  # px per level
-TOP = 56  # px above the graph (title, buttons)
-BOTTOM = 28  # px below (details line)
-PAD = 10
-RESOLUTION = 12_000  # frames narrower than 1/12000 of the total (0.1 px) are left out
-CHAR_PX = 7.0  # average width of a 12 px monospace-ish character
-
-
 def _colour(name: str, is_thread: bool) -> str:
     """A warm colour stable per package (threads grey-blue), like flamegraph.pl's palette."""
     if is_thread:
@@ -69,11 +53,6 @@ def _colour(name: str, is_thread: bool) -> str:
     g = 80 + ((h >> 5) & 0x7F)
     b = 30 + ((h >> 12) & 0x3F)
     return f"rgb({r},{g},{b})"
-
-
-def _json_for_xml(obj: object) -> str:
-    text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _ms(ns: int) -> str:
@@ -142,15 +121,10 @@ def frames_data(view: View, merge: bool) -> dict[str, Any]:
 def export(view: View, out: IO[Any], options: Options) -> None:
     """The flame graph as one SVG document."""
     data = frames_data(view, options.merge_threads)
-    total = max(int(data["total"]), 1)
     depth = max(data["d"], default=0) + 1
-    height = TOP + depth * FRAME + BOTTOM
-    full = WIDTH + 2 * PAD
-    scale = WIDTH / total
-    clock = view.query.clock
-    title = options.title or "Flame graph"
+    scale = WIDTH / max(int(data["total"]), 1)
     rng = view.query.time_range
-    sub = f"{clock} time, {_ms(int(data['total']))} in {len(data['x'])} frames"
+    sub = f"{view.query.clock} time, {_ms(int(data['total']))} in {len(data['x'])} frames"
     shift = view.session.monotonic_shift if view.query.time == "monotonic" else None
     if rng is not None and shift is not None:
         ends = (monotonic_text(rng.lo + shift), monotonic_text(rng.hi + shift))
@@ -159,73 +133,25 @@ def export(view: View, out: IO[Any], options: Options) -> None:
         sub += f", range {_ms(rng.lo - view.session.origin)} to {_ms(rng.hi - view.session.origin)}"
     if data["dropped"]:
         sub += f" ({data['dropped']} frames narrower than 0.1 px left out)"
-    if data["deep"]:
-        sub += f" ({data['deep']} frames deeper than {MAX_DEPTH} left out)"
-    script = files("traceview.exporters").joinpath("flamegraph.js").read_text(encoding="utf-8")
-    w = out.write
-    w('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
-    w(
-        f'<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="{full}" '
-        f'height="{height}" viewBox="0 0 {full} {height}" data-width="{WIDTH}" '
-        f'data-frame="{FRAME}" data-top="{TOP}" data-pad="{PAD}" data-char="{CHAR_PX}">\n'
+    shell = Shell(
+        title=options.title or "Flame graph",
+        subtitle=sub,
+        script="flamegraph.js",
+        data_id="flame-data",
+        background="#f8f8f0",
+        deep=data["deep"],
     )
-    w(
-        "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
-        "#frames text{pointer-events:none}#frames g{cursor:pointer}"
-        "#frames g:hover rect{stroke:#000;stroke-width:0.5}"
-        ".hidden{display:none}.faded rect{opacity:0.55}"
-        ".button{cursor:pointer;fill:#204080}.button:hover{text-decoration:underline}"
-        "#title{font-size:17px}#subtitle{fill:#555}</style>\n"
+    names = [data["names"][n] for n in data["n"]]
+    frames = Frames(
+        x=[x * scale for x in data["x"]],
+        width=[w * scale for w in data["w"]],
+        level=data["d"] if options.icicle else [depth - 1 - d for d in data["d"]],
+        name=names,
+        title=names,
+        fill=[_colour(n, bool(t)) for n, t in zip(names, data["t"], strict=True)],
+        classes=[""] * len(names),
     )
-    w(f'<rect x="0" y="0" width="{full}" height="{height}" fill="#f8f8f0"/>\n')
-    w(f'<text id="title" x="{full / 2}" y="22" text-anchor="middle">{_xml(title)}</text>\n')
-    w(f'<text id="subtitle" x="{full / 2}" y="40" text-anchor="middle">{_xml(sub)}</text>\n')
-    w(f'<text id="reset" class="button hidden" x="{PAD}" y="22">Reset zoom</text>\n')
-    w(f'<text id="search" class="button" x="{full - PAD}" y="22" text-anchor="end">Search</text>\n')
-    w(
-        f'<text id="clear" class="button hidden" x="{full - PAD - 60}" y="22" '
-        'text-anchor="end">Clear</text>\n'
-    )
-    w(f'<text id="matched" x="{full - PAD}" y="{height - 9}" text-anchor="end"></text>\n')
-    w(f'<text id="details" x="{PAD}" y="{height - 9}"> </text>\n')
-    w('<g id="frames">\n')
-    names = data["names"]
-    chunk: list[str] = []
-    for k in range(len(data["x"])):
-        x = PAD + data["x"][k] * scale
-        width = data["w"][k] * scale
-        level = data["d"][k] if options.icicle else depth - 1 - data["d"][k]
-        y = TOP + level * FRAME
-        name = names[data["n"][k]]
-        label = _fit(name, width)
-        fill = _colour(name, bool(data["t"][k]))
-        chunk.append(
-            f'<g data-i="{k}"><title>{_xml(name)}</title>'
-            f'<rect x="{x:.2f}" y="{y}" width="{width:.2f}" height="{FRAME - 1}" '
-            f'fill="{fill}" rx="2"/><text x="{x + 3:.2f}" y="{y + FRAME - 5}">'
-            f"{_xml(label)}</text></g>\n"
-        )
-        if len(chunk) >= 4096:
-            w("".join(chunk))
-            chunk.clear()
-    w("".join(chunk))
-    w("</g>\n")
-    w(f'<script type="application/json" id="flame-data">{_json_for_xml(data)}</script>\n')
-    w(f"<script><![CDATA[\n{script.replace(']]>', ']]]]><![CDATA[>')}\n]]></script>\n")
-    w("</svg>\n")
-
-
-def _xml(text: str) -> str:
-    """Text safe in XML character data and attributes (control characters as \\xNN)."""
-    return escape(printable(text), quote=True)
-
-
-def _fit(name: str, width: float) -> str:
-    """The label that fits `width` px (cut with `..`), or "" when not even 3 characters do."""
-    chars = int((width - 6) / CHAR_PX)
-    if chars < 3:
-        return ""
-    return name if len(name) <= chars else name[: chars - 2] + ".."
+    write(out, shell, depth, frames, data)
 
 
 __all__ = ["Options", "export", "frames_data"]

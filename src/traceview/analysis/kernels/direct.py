@@ -4,15 +4,15 @@ file order, as dmtracedump itself reads them.
 
 Each thread keeps a stack of its open calls (method, recursion bit, the edge it counts into,
 its start on each clock). An enter finds its edge — (caller bin, callee bin) of the thread, a
-bin being `method * 2 + recursive`, the caller -1 for a root — in an open-addressing hash table
-(as kernels/edges.py keys it), an exit adds one call and its inclusive time on each clock to
-that edge; a call is recursive when its method is already on the thread's stack (counted per
-thread and method). Frames open when tracing began (exits below the stack's bottom, `synth`)
-are on the stack from the start, their methods known from a first look (`synth_methods`),
-entered at the thread's first record; what is still open at the end is closed by its last.
-A thread whose exit names another method is marked failed and left to the repairing numpy
-path. The threads are split between workers (`mine`), each reading every record and keeping
-its own.
+bin being `method * 2 + recursive`, the caller -1 for a root — in the kernels' hash table
+(kernels/hashing.py, keyed as kernels/edges.py keys it), an exit adds one call and its
+inclusive time on each clock to that edge; a call is recursive when its method is already on
+the thread's stack (counted per thread and method). Frames open when tracing began (exits below
+the stack's bottom, `synth`) are on the stack from the start, their methods known from a first
+look (`synth_methods`), entered at the thread's first record; what is still open at the end is
+closed by its last. A thread whose exit names another method is marked failed and left to the
+repairing numpy path. The threads are split between workers (`mine`), each reading every record
+and keeping its own.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.hashing import Table, grown, row_of
 from traceview.analysis.kernels.jit import njit
 
 I64 = npt.NDArray[np.int64]
@@ -29,7 +30,6 @@ Ints = npt.NDArray[Any]
 
 ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
 FIRST_EDGES = 1024
-_MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
 
 
 @njit
@@ -59,46 +59,6 @@ def synth_methods(thread: Ints, action: Ints, method: Ints, counts: I64, at: I64
                 out[at[t] + (balance[t] - counts[t, 2])] = method[r]
                 left -= 1
     return out
-
-
-@njit
-def _slot(slots: I64, keys: I64, key: int, thread: int) -> int:
-    """The slot holding edge (`key`, `thread`), or the empty slot where it belongs."""
-    mask = len(slots) - 1
-    h = (key * 65_599 + thread) * _MIX
-    at = (h ^ (h >> 29)) & mask
-    while slots[at] >= 0 and (keys[slots[at], 0] != key or keys[slots[at], 1] != thread):
-        at = (at + 1) & mask
-    return at
-
-
-@njit
-def _edge(slots: I64, keys: I64, k: int, key: int, thread: int) -> int:
-    """The row of edge (`key`, `thread`); a new one becomes row `k` (room is made first)."""
-    at = _slot(slots, keys, key, thread)
-    row = slots[at]
-    if row >= 0:
-        return int(row)
-    slots[at] = k
-    keys[k, 0] = key
-    keys[k, 1] = thread
-    return k
-
-
-@njit
-def _grow(slots: I64, keys: I64, sums: I64, k: int) -> tuple[I64, I64, I64]:
-    """The table with twice the room, its slots rebuilt (rows keep their numbers)."""
-    cap = 2 * len(keys)
-    more_keys = np.empty((cap, 2), dtype=np.int64)
-    more_sums = np.zeros((cap, 3), dtype=np.int64)
-    more_slots = np.full(2 * cap, -1, dtype=np.int64)
-    for row in range(k):
-        for c in range(2):
-            more_keys[row, c] = keys[row, c]
-        for c in range(3):
-            more_sums[row, c] = sums[row, c]
-        more_slots[_slot(more_slots, more_keys, keys[row, 0], keys[row, 1])] = row
-    return more_slots, more_keys, more_sums
 
 
 class Clocks(NamedTuple):
@@ -153,9 +113,11 @@ def profile_threads(
     top = np.zeros(n_slots, dtype=np.int64)
     on_stack = np.zeros(n_slots * n_methods if dense else 1, dtype=np.int32)
     out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
-    slots = np.full(2 * FIRST_EDGES, -1, dtype=np.int64)
-    keys = np.empty((FIRST_EDGES, 2), dtype=np.int64)
-    sums = np.zeros((FIRST_EDGES, 3), dtype=np.int64)
+    table = Table(
+        np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
+        np.empty((FIRST_EDGES, 2), dtype=np.int64),
+        np.zeros((FIRST_EDGES, 3), dtype=np.int64),
+    )
     k = 0
     n_synth = 0
     for t in range(n_threads):
@@ -190,8 +152,8 @@ def profile_threads(
         b = base[s]
         h = top[s]
         if entering:
-            if k + 1 >= len(keys):
-                slots, keys, sums = _grow(slots, keys, sums, k)
+            if k + 1 >= len(table.keys):
+                table = grown(table, k)
             caller = -1
             if h > 0:
                 caller = st_method[b + h - 1] * 2 + (1 if st_rec[b + h - 1] else 0)
@@ -204,7 +166,8 @@ def profile_threads(
                     if st_method[i] == m:
                         rec = True
                         break
-            edge = _edge(slots, keys, k, (caller + 1) * width + m * 2 + (1 if rec else 0), t)
+            key = (caller + 1) * width + m * 2 + (1 if rec else 0)
+            edge = row_of(table.slots, table.keys, k, key, t)
             if edge == k:
                 k += 1
             st_method[b + h] = m
@@ -221,6 +184,7 @@ def profile_threads(
             out[t, 1] = 1
             continue
         edge = st_edge[at]
+        sums = table.sums
         sums[edge, 0] += 1
         if n_clocks > 0:
             sums[edge, 1] += times0[r] - st_t0[at]
@@ -232,6 +196,7 @@ def profile_threads(
         out[t, 0] += 1
         if action[r] == UNROLL_ACTION:
             out[t, 3] += 1
+    sums = table.sums
     for t in range(n_threads):  # open at the end: closed by the thread's last record
         s = slot_of[t]
         if s < 0 or out[t, 1]:
@@ -246,4 +211,4 @@ def profile_threads(
                 sums[edge, 2] += times1[last] - st_t1[at]
             out[t, 0] += 1
             out[t, 2] += 1
-    return keys[:k].copy(), sums[:k].copy(), out
+    return table.keys[:k].copy(), sums[:k].copy(), out

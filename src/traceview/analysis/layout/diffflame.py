@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.calltree import by_depth
+from traceview.analysis.layout.flame import kept_nodes
 from traceview.analysis.paths import PathDiff
 from traceview.analysis.significance import STATES
 
@@ -68,16 +69,10 @@ def diff_flame(
         raise ValueError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
     ch = paths.incl
     width = (ch.cand if side == "candidate" else ch.base).astype(np.float64)
+    depth = paths.depth.astype(np.int64)
     parent = paths.parent.astype(np.int64)
     total = float(width[parent < 0].sum())
-    keep = (width > 0) & (width >= total * min_fraction)
-    depth = paths.depth.astype(np.int64)
-    for at in by_depth(depth)[1:]:  # a node stays only under a kept parent
-        keep[at] &= keep[parent[at]]
-    rows = np.flatnonzero(keep)
-    new = np.full(len(width), -1, dtype=np.int64)
-    new[rows] = np.arange(len(rows))
-    par = np.where(parent[rows] >= 0, new[np.maximum(parent[rows], 0)], -1)
+    rows, par = kept_nodes(width, parent, depth, min_fraction)
     w = width[rows]
     dep = depth[rows]
     # children's widths: Σ per parent; scaled top-down so that they fit the parent as drawn

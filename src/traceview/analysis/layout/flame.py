@@ -76,6 +76,25 @@ def flame_of_tree(
     return layout(invert(tree) if kind == "bottomup" else tree, kind, c, min_fraction)
 
 
+def kept_nodes(
+    width: npt.NDArray[np.integer] | npt.NDArray[np.floating],
+    parent: I64,
+    depth: I64,
+    min_fraction: float,
+) -> tuple[I64, I64]:
+    """The rows of a tree's nodes drawn: wider than 0 and at least `min_fraction` of the roots'
+    total `width`, under a drawn parent; and each one's parent among them (-1: a root)."""
+    total = float(width[parent < 0].sum())
+    keep = (width > 0) & (width >= total * min_fraction)
+    for at in by_depth(depth)[1:]:  # a node stays only under a kept parent
+        keep[at] &= keep[parent[at]]
+    rows = np.flatnonzero(keep)
+    new = np.full(len(width), -1, dtype=np.int64)
+    new[rows] = np.arange(len(rows))
+    par: I64 = np.where(parent[rows] >= 0, new[np.maximum(parent[rows], 0)], -1)
+    return rows, par
+
+
 def layout(
     tree: CallTree,
     kind: str,
@@ -86,18 +105,10 @@ def layout(
     """Place the nodes of `tree`: siblings side by side inside their parent (a flame graph
     orders them by the names of `methods`, default the trace's)."""
     width = tree.incl[clock].astype(np.int64)
-    parent = tree.parent.astype(np.int64)
-    roots = parent < 0
-    total = int(width[roots].sum())
-    keep = width >= total * min_fraction if total else np.zeros(len(width), dtype=bool)
-    keep &= width > 0
     depth = tree.depth.astype(np.int64)
-    for at in by_depth(depth)[1:]:  # a node stays only under a kept parent
-        keep[at] &= keep[parent[at]]
-    rows = np.flatnonzero(keep)
-    new = np.full(len(width), -1, dtype=np.int64)
-    new[rows] = np.arange(len(rows))
-    par = np.where(parent[rows] >= 0, new[np.maximum(parent[rows], 0)], -1)
+    parent = tree.parent.astype(np.int64)
+    total = int(width[parent < 0].sum())
+    rows, par = kept_nodes(width, parent, depth, min_fraction)
     method = tree.method[rows]
     w = width[rows]
     dep = depth[rows]

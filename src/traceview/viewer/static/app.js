@@ -14,6 +14,7 @@ import { ViewLink } from "./panels/link.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
 import { savedTheme, setTheme } from "./lib/theme.js";
 import { Timeline } from "./timeline/timeline.js";
+import { busyOn } from "./timeline/threadrows.js";
 import { cmp, loadCompare, selectPair } from "./compare/state.js";
 import { buildCompare, compareWith } from "./compare/wire.js";
 
@@ -26,11 +27,23 @@ function showError(text) {
   box.textContent = text || "";
 }
 
+const FIRST_ROWS = 32; // about the one-level rows a timeline pane shows at first
+
+/** The threads with records the timeline shows on top by default: the main one, then the
+ * busiest (timeline/threadrows.js `layoutRows`, sort "busy"). */
+function firstRows(trace) {
+  const busy = busyOn(trace.default_clock);
+  const some = trace.threads.filter((t) => t.records);
+  some.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
+  return some.slice(0, FIRST_ROWS);
+}
+
 async function loadAll(traceAnswer) {
   const trace = traceAnswer || (await api.get("/api/trace"));
-  // the timeline's whole-trace tiles are asked for now (answers are cached by key), so the
-  // server indexes the timeline while it computes the profile the method colours come from
-  for (const t of trace.threads) if (t.records) api.get("/api/timeline", { thread: t.row, level: 0, tile: 0 }).catch(() => {});
+  // the whole-trace tiles of the rows the timeline shows first are asked for now (answers are
+  // cached by key), so the server indexes them while it computes the profile the method
+  // colours come from; other rows ask as they come into view (hundreds of threads: seconds)
+  for (const t of firstRows(trace)) api.get("/api/timeline", { thread: t.row, level: 0, tile: 0 }).catch(() => {});
   const methods = await api.get("/api/methods");
   api.setDefaultClock(trace.default_clock);
   await loadCompare(trace); // compare mode: the candidate's trace and methods, before "trace"
