@@ -88,14 +88,14 @@ def test_flame_and_paths(client: TestClient) -> None:
     assert p["paths"]["line"] and any(ALWAYS.rpartition(".")[2] in s for s in p["paths"]["line"])
 
 
-def test_compare_open_loads_the_candidate(runs) -> None:
-    base, cand = runs
-    app = create_app(Session(base[0].trace))
+def test_compare_open_loads_the_candidate() -> None:
+    base, cand = planted_runs(runs=1)  # fresh traces: a served session keeps only the times
+    app = create_app(Session(base[0]))
     client = TestClient(app, base_url="http://127.0.0.1")
     assert "no trace to compare" in get(client, "/api/compare", 400)["error"]
     assert "compare" not in get(client, "/api/trace")
     buf = io.BytesIO()
-    write(cand[0].trace, buf)
+    write(cand[0], buf)
     body = buf.getvalue()
     refused = client.post("/api/compare/open", content=body)  # no X-Traceview: a cross-site form
     assert refused.status_code == 403
