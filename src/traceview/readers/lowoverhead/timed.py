@@ -62,26 +62,32 @@ class TimeUnit:
         return np.minimum(span.astype(np.float64) * (num / den), 2.0**62).astype(np.int64)
 
 
-def decode_timed(data: bytes | memoryview, blocks: list[Block], diags: list[Diagnostic]) -> Events:
-    """Every complete event of every block, counted against the block headers."""
+def block_values(data: bytes | memoryview, blocks: list[Block]) -> tuple[I64, I64]:
+    """Every complete signed LEB128 of every block's entries and the block it lies in; one
+    that runs past its block's end (a cut block's last) or is overlong is dropped."""
     buf = np.frombuffer(data, dtype=np.uint8)
     parts = [buf[b.start : b.end] for b in blocks]
     payload = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
     lengths = np.array([b.end - b.start for b in blocks], dtype=np.int64)
     offsets = np.cumsum(lengths) - lengths
     lebs = decode(payload)
-    # A LEB must end inside the block it starts in (a cut block's last LEB does not).
     block = np.searchsorted(offsets, lebs.start, side="right") - 1
     inside = (lebs.start + lebs.length) <= (offsets + lengths)[block] if len(block) else block > 0
     keep = inside & ~lebs.overlong
-    value, block = lebs.signed()[keep], block[keep]
+    value: I64 = lebs.signed()[keep]
+    return value, block[keep]
+
+
+def decode_timed(data: bytes | memoryview, blocks: list[Block], diags: list[Diagnostic]) -> Events:
+    """Every complete event of every block, counted against the block headers."""
+    value, block = block_values(data, blocks)
     first = np.ones(len(block), dtype=bool)
     first[1:] = block[1:] != block[:-1]
     is_time = states_before((value & 1).astype(np.uint8), first) < 2
     t_idx, m_idx = np.flatnonzero(is_time), np.flatnonzero(~is_time)
     t_block = block[t_idx]
-    t_counts = np.bincount(t_block, minlength=len(lengths)).astype(np.int64)
-    m_counts = np.bincount(block[m_idx], minlength=len(lengths)).astype(np.int64)
+    t_counts = np.bincount(t_block, minlength=len(blocks)).astype(np.int64)
+    m_counts = np.bincount(block[m_idx], minlength=len(blocks)).astype(np.int64)
     time_action = segmented_cumsum(value[t_idx].view(np.uint64), t_counts).view(np.int64)
     method = segmented_cumsum(value[m_idx].view(np.uint64), m_counts)
     exit_ = (time_action & 1).astype(bool)
@@ -95,7 +101,7 @@ def decode_timed(data: bytes | memoryview, blocks: list[Block], diags: list[Diag
     method_id = np.zeros(len(t_idx), dtype=np.uint64)
     method_id[entry_pos[ok]] = method[followed[ok]]
     valid = exit_ | has_method
-    count_check(blocks, np.bincount(t_block[valid], minlength=len(lengths)), diags)
+    count_check(blocks, np.bincount(t_block[valid], minlength=len(blocks)), diags)
     return Events(
         t_block[valid].astype(np.int64), time_action[valid] >> 1, exit_[valid], method_id[valid]
     )

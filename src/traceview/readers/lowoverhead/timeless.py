@@ -20,8 +20,8 @@ import numpy.typing as npt
 
 from traceview.model import Diagnostic, TraceFormatError
 from traceview.readers.lowoverhead.packets import Block
-from traceview.readers.lowoverhead.timed import Events, count_check
-from traceview.readers.v2.leb128 import decode, segmented_cumsum
+from traceview.readers.lowoverhead.timed import Events, block_values, count_check
+from traceview.readers.v2.leb128 import segmented_cumsum
 
 __all__ = ["RING_EVENTS", "decode_timeless", "ring_seams"]
 
@@ -32,15 +32,7 @@ def decode_timeless(
     data: bytes | memoryview, blocks: list[Block], diags: list[Diagnostic], *, infos: bool
 ) -> Events:
     """Every complete event of every block: `value` is its position in its block."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    parts = [buf[b.start : b.end] for b in blocks]
-    payload = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
-    lengths = np.array([b.end - b.start for b in blocks], dtype=np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    lebs = decode(payload)
-    block = np.searchsorted(offsets, lebs.start, side="right") - 1
-    keep = ~lebs.overlong
-    delta, block = lebs.signed()[keep], block[keep]
+    delta, block = block_values(data, blocks)
     n = len(delta)
     counts = np.bincount(block, minlength=len(blocks)).astype(np.int64)
     count_check(blocks, counts, diags)
