@@ -10,7 +10,7 @@ import numpy as np
 
 from support.tracebuild import make_trace
 from traceview.analysis import Session
-from traceview.analysis.profile import sum_by
+from traceview.analysis.parts import sum_by
 from traceview.model import EventTable, MethodTable, ThreadTable, Trace
 from traceview.model.trace import Header
 

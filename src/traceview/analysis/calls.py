@@ -358,13 +358,8 @@ class _Columns:
 
     def __init__(self, capacity: int, idx_dtype: type, depth: np.dtype[Any]) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64
-        self.dtypes = dict(
-            zip(
-                self.NAMES,
-                (np.int32, depth, row, row, idx_dtype, idx_dtype, np.uint8),
-                strict=True,
-            )
-        )
+        kinds: tuple[Any, ...] = (np.int32, depth, row, row, idx_dtype, idx_dtype, np.uint8)
+        self.dtypes: dict[str, Any] = dict(zip(self.NAMES, kinds, strict=True))
         self.cols: dict[str, npt.NDArray[Any]] = {
             name: np.empty(capacity, dtype=dt) for name, dt in self.dtypes.items()
         }

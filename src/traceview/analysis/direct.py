@@ -27,7 +27,8 @@ from traceview.analysis.calls import (
     repair_diagnostics,
     rows_of,
 )
-from traceview.analysis.profile import Profile, ThreadPart, edge_parts, merge_parts, thread_stats
+from traceview.analysis.parts import ThreadPart, edge_parts, thread_stats
+from traceview.analysis.profile import Profile, merge_parts
 from traceview.analysis.small import by_thread, is_small
 from traceview.analysis.workers import default_workers, parallel_map
 from traceview.model import Trace

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.calls import RECURSIVE, CallTable
+from traceview.analysis.calls import CallTable
 from traceview.analysis.kernels.columns import Times
+from traceview.analysis.parts import EdgeTable, ThreadPart, edge_parts, sum_by, thread_stats
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
@@ -31,26 +32,6 @@ from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
-_EXACT = float(1 << 52)  # float64 adds integers exactly below 2**53; a margin for the check
-_SHIFT = 26
-_LOW = (1 << _SHIFT) - 1
-
-
-@dataclass(frozen=True, eq=False)
-class EdgeTable:
-    """Caller -> callee aggregates, one row per (parent, child, parent_recursive,
-    child_recursive). `parent` is -1 for (toplevel). `calls` counts calls through the edge,
-    `incl[clock]` sums their inclusive ns."""
-
-    parent: npt.NDArray[np.int32]
-    child: npt.NDArray[np.int32]
-    parent_recursive: Bools
-    child_recursive: Bools
-    calls: I64
-    incl: dict[str, I64]
-
-    def __len__(self) -> int:
-        return len(self.child)
 
 
 @dataclass(frozen=True, eq=False)
@@ -317,48 +298,6 @@ def cut_parts(
     return edge_parts(keys, sums, counted, threads, clocks, n_methods)
 
 
-def edge_parts(
-    keys: I64,
-    sums: I64,
-    counted: I64,
-    threads: Sequence[tuple[int, dict[str, int]]],
-    clocks: Sequence[str],
-    n_methods: int,
-) -> list[ThreadPart]:
-    """The parts of `threads` ((thread row, its totals per clock), in order) from counted
-    edges: `keys` rows (edge key, thread row) as the compiled passes make them (`(caller bin +
-    1) * 2 * n_methods + callee bin`, a bin `method * 2 + recursive`), possibly repeated (the
-    pieces of one thread counted apart), `sums` rows (calls, time on each of `clocks`)
-    and `counted` calls per thread row. Each part's edges come in `thread_stats`' order (by
-    caller bin, then callee bin)."""
-    # one row per (thread, key), in that order, the pieces' sums added
-    order = np.lexsort((keys[:, 0], keys[:, 1]))
-    keys, sums = keys[order], sums[order]
-    new = np.ones(len(keys), dtype=bool)
-    new[1:] = (keys[1:] != keys[:-1]).any(axis=1)
-    starts = np.flatnonzero(new)
-    keys = keys[starts]
-    sums = np.add.reduceat(sums, starts, axis=0) if len(starts) else sums
-    caller, callee = np.divmod(keys[:, 0], 2 * n_methods)
-    caller -= 1  # -1: (toplevel)
-    rows = [t for t, _ in threads]
-    bounds_of = np.searchsorted(keys[:, 1], rows, side="left")
-    ends_of = np.searchsorted(keys[:, 1], rows, side="right")
-    parts = []
-    for (t, totals), a, b in zip(threads, bounds_of, ends_of, strict=True):
-        up, down, got = caller[a:b], callee[a:b], sums[a:b]
-        edges = EdgeTable(
-            parent=np.where(up >= 0, up >> 1, -1).astype(np.int32),
-            child=(down >> 1).astype(np.int32),
-            parent_recursive=(up >= 0) & (up & 1 == 1),
-            child_recursive=(down & 1).astype(bool),
-            calls=got[:, 0].copy(),
-            incl={c: got[:, 1 + i].copy() for i, c in enumerate(clocks)},
-        )
-        parts.append(ThreadPart(t, edges, totals, int(counted[t])))
-    return parts
-
-
 def whole_thread_parts(
     calls: CallTable, threads: Sequence[tuple[int, dict[str, int]]], clocks: Sequence[str]
 ) -> list[ThreadPart]:
@@ -375,111 +314,6 @@ def whole_thread_parts(
         stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl)
         parts.append(stats.part(t, totals))
     return parts
-
-
-@dataclass(frozen=True, eq=False)
-class ThreadStats:
-    """One thread's statistics as edge sums over compact methods (`used[k]` is the method
-    row of compact method k); `profile()` derives the per-method sums from them."""
-
-    used: npt.NDArray[np.intp]
-    edge_key: I64  # caller bin (0 = (toplevel), else 1 + compact * 2 + rec) * 2u + callee bin
-    edge_calls: I64
-    edge_incl: dict[str, I64]
-    n_calls: int
-
-    def part(self, t: int, totals: dict[str, int]) -> ThreadPart:
-        """Thread row `t`'s sparse statistics (`totals`: its last - first time per clock)."""
-        used, u2 = self.used, 2 * len(self.used)
-        caller, callee = np.divmod(self.edge_key, u2)
-        caller_bin = np.maximum(caller - 1, 0)
-        edges = EdgeTable(
-            parent=np.where(caller > 0, used[caller_bin // 2], -1).astype(np.int32),
-            child=used[callee // 2].astype(np.int32),
-            parent_recursive=(caller > 0) & (caller_bin % 2 == 1),
-            child_recursive=(callee % 2).astype(bool),
-            calls=self.edge_calls,
-            incl=self.edge_incl,
-        )
-        return ThreadPart(t, edges, dict(totals), self.n_calls)
-
-
-@dataclass(frozen=True, eq=False)
-class ThreadPart:
-    """One thread's statistics, sparse: its edges (method rows) and its totals per clock."""
-
-    thread: int
-    edges: EdgeTable
-    totals: dict[str, int]
-    n_calls: int
-
-
-def thread_stats(
-    method: npt.NDArray[np.int32],
-    flags: npt.NDArray[np.uint8],
-    parent: npt.NDArray[np.signedinteger],
-    incl: dict[str, I64],
-) -> ThreadStats:
-    """Edge sums of one thread's calls (`parent`: thread-local rows, -1 for roots; `incl`:
-    inclusive ns per call and clock).
-
-    Every call adds its inclusive time and one call to the edge (caller's method and
-    recursion bit, or (toplevel); its own method and recursion bit): one counting pass per
-    clock over a dense key (a sort when the key space is large next to the thread).
-    Per-method sums follow from the edges (exclusive = a bin's inclusive minus its
-    children's), so no per-call exclusive time is computed."""
-    n = len(method)
-    top = int(method.max()) + 1 if n else 0
-    ext = np.empty(n + 1, dtype=np.int64)
-    ext[0] = 0
-    bins = ext[1:]
-    if (2 * top + 1) * 2 * top <= 2 * n + 4096:  # method rows as they are: a dense key
-        used = np.arange(top)
-        bins[...] = method
-    else:  # compact method numbers: the rows this thread calls
-        seen = np.zeros(top, dtype=bool)
-        seen[method] = True
-        used = np.flatnonzero(seen)
-        compact = np.cumsum(seen, dtype=np.int64)
-        compact -= 1
-        np.take(compact, method, out=bins)
-    u2 = 2 * len(used)
-    bins *= 2
-    bins += flags & RECURSIVE
-    bins += 1
-    key = ext[parent + 1]  # the caller's bin + 1 (0 for roots)
-    bins -= 1
-    key *= u2
-    key += bins
-    del ext, bins
-    space = (u2 + 1) * u2
-    edge_incl: dict[str, I64] = {}
-    if space <= 2 * len(key) + 4096:  # dense counting when the key space is small
-        counts = np.bincount(key, minlength=space)
-        uniq = np.flatnonzero(counts)
-        edge_calls = counts[uniq].astype(np.int64)
-        del counts
-        for c, v in incl.items():
-            edge_incl[c] = sum_by(key, v, space)[uniq]
-    else:
-        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        edge_calls = counts.astype(np.int64)
-        for c, v in incl.items():
-            edge_incl[c] = sum_by(inverse, v, len(uniq))
-    return ThreadStats(used, uniq.astype(np.int64), edge_calls, edge_incl, len(key))
-
-
-def sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
-    """Σ values per index as exact int64. `np.bincount` sums in float64, exact while every
-    partial sum stays below 2**53 (104 days of ns): checked on Σ|values| first; past it the
-    values are split into a low part (26 bits, exact) and a high part summed the same way."""
-    if not len(index):
-        return np.zeros(n, dtype=np.int64)
-    v = np.asarray(values, dtype=np.int64)
-    if float(np.abs(v).sum(dtype=np.float64)) < _EXACT:
-        return np.rint(np.bincount(index, weights=v, minlength=n)).astype(np.int64)
-    low = np.rint(np.bincount(index, weights=v & _LOW, minlength=n)).astype(np.int64)
-    return (sum_by(index, v >> _SHIFT, n) << _SHIFT) + low
 
 
 def _edge_keys(e: EdgeTable, n_methods: int) -> I64:

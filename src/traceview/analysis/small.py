@@ -3,7 +3,7 @@ first load (about half a second of CPU, and seconds per kernel to compile while 
 is empty, as after a fresh install) cost more than the work itself. So the call table, the
 profile of whole threads and the direct profile of such a trace take the numpy pairing
 (`calls.pair_records`, which also repairs unbalanced threads) and counting
-(`profile.thread_stats`): the same rows, edges and diagnostics as the compiled passes
+(`parts.thread_stats`): the same rows, edges and diagnostics as the compiled passes
 (tests/analysis/test_small.py), and `traceview demo` draws its first screen without numba.
 Here: the threshold and the call table; the profile's numpy counting is
 `profile.whole_thread_parts`, the direct profile's `direct.numpy_direct`.

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.profile import ThreadPart, sum_by, thread_parts
+from traceview.analysis.parts import ThreadPart, sum_by
+from traceview.analysis.profile import thread_parts
 from traceview.analysis.query import CLOCKS
 from traceview.analysis.view import View
 from traceview.api.keys import keys_of

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from traceview.analysis.axis import AXIS
 from traceview.analysis.calls import CallTable
 from traceview.analysis.calltree import CallTree
-from traceview.analysis.profile import sum_by
+from traceview.analysis.parts import sum_by
 from traceview.analysis.query import TimeRange
 from traceview.analysis.view import View
 from traceview.api.tables import origins as table_origins
