@@ -27,13 +27,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from traceview.analysis.kernels.tiling import MAX_LEVEL
 from traceview.analysis.small import is_small
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Session
 
 FIRST_LEVELS = 3  # the timeline levels a first screen's tiles come from
-LEVEL_STEPS = (6, 41)  # then levels below 6, then the rest (timeline.MAX_LEVEL + 1)
+LEVEL_STEPS = (6, MAX_LEVEL + 1)  # then levels below 6, then the rest
 
 
 class Gate:
