@@ -130,12 +130,13 @@ def test_a_newer_layout_is_refused_in_one_line(
 @pytest.mark.parametrize(
     ("flags", "says"),
     [
-        (["--app", "../x"], "bad app"),
-        (["--build", "a/b"], "bad build"),
-        (["--build", "x" * 65], "bad build"),
+        (["--app", "../x"], "bad label app"),
+        (["--build", "a/b"], "no path separator"),
+        (["--build", "x" * 65], "names a folder"),
         (["--label", "Branch=x"], "bad label name"),
         (["--label", "branch=" + "x" * 129], "1 to 128"),
         (["--label", "device=a\\b"], "backslash"),
+        (["--label", "branch=feature/x"], "no path separator"),
         (["--label", "nolabel"], "name=value"),
         (["--label", "date=2020-01-01"], "set by the dataset"),
     ],
@@ -158,7 +159,7 @@ def test_labels_as_columns_and_json(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "ds"
-    flags = ["--label", "branch=feature/x", "--label", "device=pixel 8", "--label", "ci_job=42"]
+    flags = ["--label", "branch=feature-x", "--label", "device=pixel 8", "--label", "ci_job=42"]
     assert add(root, traces[0], *flags) == 0
     rows = sql(
         root,
@@ -170,7 +171,7 @@ def test_labels_as_columns_and_json(
         {
             "app": "unknown",
             "build": "unknown",
-            "branch": "feature/x",
+            "branch": "feature-x",
             "device": "pixel 8",
             "job": "42",
         }

@@ -105,3 +105,28 @@ def test_a_method_page_charts_its_median_per_build(served, runs) -> None:  # typ
     assert f"/methods/{key}?app=com.example" in found.text
     assert client.get("/api/methods/123?app=com.example").status_code == 404
     assert client.get(f"/api/methods/{key}?app=com.example&clock=nope").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "branch=feature%2Fx",
+        "device=a%5Cb",
+        "branch=..",
+        "branch=x%2F..%2Fy",
+        "device=a%00b",
+        "device=a%1B%5B31m",
+        "branch=" + "x" * 129,
+        "build=" + "9" * 65,
+        "app=..",
+        "app=a%2Fb",
+    ],
+)
+def test_uploads_with_bad_labels_are_refused_in_one_line(served, runs, bad: str) -> None:  # type: ignore[no-untyped-def]
+    """The dataset's one rule of labels (dataset/labels.py), as `dataset add` applies it."""
+    client, root = served
+    r = client.post(f"/api/traces?{bad}", content=runs[0][0], headers=WRITE)
+    assert r.status_code == 400, (bad, r.text)
+    assert "\n" not in r.json()["error"] and "label" in r.json()["error"]
+    assert client.get("/api/traces").json()["traces"] == []  # refused before storing
+    assert not (root / "traces").exists()

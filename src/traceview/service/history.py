@@ -26,7 +26,6 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from traceview.dataset.history import Point, method_points
-from traceview.dataset.labels import check
 
 FOUND = 50  # methods a search lists
 Run = Callable[[str, Callable[[], Any]], Awaitable[Any]]
@@ -42,10 +41,6 @@ class Feed:
     @classmethod
     def at(cls, root: Path) -> Feed:
         return cls(root, threading.Lock())
-
-    def check(self, labels: dict[str, str]) -> None:
-        """ValueError when the dataset cannot take `labels` (app and build name folders)."""
-        check(labels)
 
     def keep(self, path: Path, trace_id: str, name: str, labels: dict[str, str]) -> None:
         """Add the stored trace `trace_id` (its bytes at `path`, named `name`) with `labels`;

@@ -268,8 +268,6 @@ def create_service(
             labels = check_labels(
                 {k: v for k in LABELS if (v := request.query_params.get(k)) is not None}
             )
-            if feed is not None:
-                feed.check(labels)
         except ValueError as exc:
             return _error(400, printable(str(exc)))
         staged = await pools.run("store", store.staging_file)
