@@ -195,6 +195,35 @@ def test_rm_takes_a_trace_out_of_every_table(
     assert add(root, *traces) == 0 and read_tables(root)["traces"].num_rows == 3  # back again
 
 
+def test_replacing_a_trace_swaps_its_rows_in_one_publication(
+    traces: list[Path], tmp_path: Path
+) -> None:
+    """`add(replacing=True)` (the service, when a run's labels or mapping change): the
+    trace's old rows leave every table in the publication that brings the new ones; the
+    traces sharing its parts keep theirs."""
+    from traceview.dataset.add import add as add_api
+    from traceview.dataset.publish import CLAIMS, STAGING
+
+    root, fresh = tmp_path / "ds", tmp_path / "fresh"
+    add_api(root, traces, {"build": "1"})
+    before = read_tables(root)
+    row = before["traces"].to_pylist()[1]  # rows in trace_id order
+    moved, path = row["trace_id"], next(p for p in traces if p.name == row["name"])
+    report = add_api(root, [path], {"build": "2"}, replacing=True)
+    assert [t for t, _ in report.added] == [moved] and not report.present
+    add_api(fresh, [path], {"build": "2"})
+    after, want = read_tables(root), read_tables(fresh)
+    for table, t in before.items():
+        rows = after[table].to_pylist()
+        assert [r for r in rows if r["trace_id"] != moved] == [
+            r for r in t.to_pylist() if r["trace_id"] != moved
+        ], table
+        assert [r for r in rows if r["trace_id"] == moved] == want[table].to_pylist(), table
+    assert not any((root / STAGING).iterdir()) and not any((root / CLAIMS).iterdir())
+    again = add_api(root, [path], {"build": "2"})  # a plain add: already there
+    assert [t for t, _ in again.present] == [moved]
+
+
 def test_pyarrow_dataset_and_duckdb_read_it(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

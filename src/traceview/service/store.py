@@ -137,6 +137,9 @@ class Store(Protocol):
         """Move the fsynced `staged` mapping into place for `trace_id` (replacing any); False
         (nothing kept) when the trace is not stored, e.g. deleted while the mapping came."""
 
+    def delete_mapping(self, trace_id: str) -> bool:
+        """Forget the mapping of `trace_id`; False when it had none."""
+
 
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
@@ -314,6 +317,15 @@ class SqliteStore:
                 staged.unlink(missing_ok=True)
                 return False
             os.replace(staged, target)
+            _fsync_dir(target.parent)
+        return True
+
+    def delete_mapping(self, trace_id: str) -> bool:
+        target = self.mapping_path(trace_id)
+        with self._change():  # one order with set_mapping and delete
+            if not target.is_file():
+                return False
+            target.unlink()
             _fsync_dir(target.parent)
         return True
 
