@@ -4,10 +4,10 @@ and engine, its tables appended to part files, published all at once (`dataset/p
 Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the dataset (its
 traces or errors table) or being added by another live writer is skipped; `replacing=True`
 adds it again, its old rows removed in the publication that adds the new ones (the service,
-when a trace's labels or mapping change). The traces to add
-are taken in `trace_id` order by `workers` threads (TRACEVIEW_WORKERS, default 2), each with
-its own part files (`dataset/parts.py`): reading, the engine and pyarrow's encoder release
-the GIL, so two threads keep both cores busy. A trace that fails to read (a format error, a
+when a trace's labels or mapping change). The traces to add are taken in `trace_id` order by
+`workers` threads (TRACEVIEW_WORKERS, default 2), each with its own part files
+(`dataset/parts.py`): reading, the engine and pyarrow's encoder release the GIL, so two
+threads keep both cores busy. A trace that fails to read (a format error, a
 file too large, out of memory) is recorded in the `errors` table with its one-line reason
 and the job goes on; a file that cannot be opened at all has no id and is only reported.
 """
