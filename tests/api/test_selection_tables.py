@@ -89,6 +89,10 @@ def check_against_profile(session: Session, q: Query) -> None:
         assert total is not None
         assert np.array_equal(total[sel], prof.thread_total[c])
     assert threads["selected"][sel].all()  # type: ignore[index]
+    calls_per_thread = threads["calls"]
+    assert calls_per_thread is not None
+    assert np.array_equal(calls_per_thread[sel], prof.thread_calls)
+    assert int(calls_per_thread.sum()) == int(prof.thread_calls.sum())  # none elsewhere
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -130,12 +130,13 @@ def test_a_newer_layout_is_refused_in_one_line(
 @pytest.mark.parametrize(
     ("flags", "says"),
     [
-        (["--app", "../x"], "bad app"),
-        (["--build", "a/b"], "bad build"),
-        (["--build", "x" * 65], "bad build"),
+        (["--app", "../x"], "bad label app"),
+        (["--build", "a/b"], "no path separator"),
+        (["--build", "x" * 65], "names a folder"),
         (["--label", "Branch=x"], "bad label name"),
         (["--label", "branch=" + "x" * 129], "1 to 128"),
         (["--label", "device=a\\b"], "backslash"),
+        (["--label", "branch=feature/x"], "no path separator"),
         (["--label", "nolabel"], "name=value"),
         (["--label", "date=2020-01-01"], "set by the dataset"),
     ],
@@ -158,7 +159,7 @@ def test_labels_as_columns_and_json(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "ds"
-    flags = ["--label", "branch=feature/x", "--label", "device=pixel 8", "--label", "ci_job=42"]
+    flags = ["--label", "branch=feature-x", "--label", "device=pixel 8", "--label", "ci_job=42"]
     assert add(root, traces[0], *flags) == 0
     rows = sql(
         root,
@@ -170,7 +171,7 @@ def test_labels_as_columns_and_json(
         {
             "app": "unknown",
             "build": "unknown",
-            "branch": "feature/x",
+            "branch": "feature-x",
             "device": "pixel 8",
             "job": "42",
         }
@@ -192,6 +193,35 @@ def test_rm_takes_a_trace_out_of_every_table(
     assert main(["dataset", "rm", str(root), gone[:10]]) == 2  # no such trace now
     assert main(["dataset", "rm", str(root), "abc"]) == 2  # too short to name one
     assert add(root, *traces) == 0 and read_tables(root)["traces"].num_rows == 3  # back again
+
+
+def test_replacing_a_trace_swaps_its_rows_in_one_publication(
+    traces: list[Path], tmp_path: Path
+) -> None:
+    """`add(replacing=True)` (the service, when a run's labels or mapping change): the
+    trace's old rows leave every table in the publication that brings the new ones; the
+    traces sharing its parts keep theirs."""
+    from traceview.dataset.add import add as add_api
+    from traceview.dataset.publish import CLAIMS, STAGING
+
+    root, fresh = tmp_path / "ds", tmp_path / "fresh"
+    add_api(root, traces, {"build": "1"})
+    before = read_tables(root)
+    row = before["traces"].to_pylist()[1]  # rows in trace_id order
+    moved, path = row["trace_id"], next(p for p in traces if p.name == row["name"])
+    report = add_api(root, [path], {"build": "2"}, replacing=True)
+    assert [t for t, _ in report.added] == [moved] and not report.present
+    add_api(fresh, [path], {"build": "2"})
+    after, want = read_tables(root), read_tables(fresh)
+    for table, t in before.items():
+        rows = after[table].to_pylist()
+        assert [r for r in rows if r["trace_id"] != moved] == [
+            r for r in t.to_pylist() if r["trace_id"] != moved
+        ], table
+        assert [r for r in rows if r["trace_id"] == moved] == want[table].to_pylist(), table
+    assert not any((root / STAGING).iterdir()) and not any((root / CLAIMS).iterdir())
+    again = add_api(root, [path], {"build": "2"})  # a plain add: already there
+    assert [t for t, _ in again.present] == [moved]
 
 
 def test_pyarrow_dataset_and_duckdb_read_it(

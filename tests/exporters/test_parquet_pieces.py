@@ -50,8 +50,10 @@ def test_pieces_equal_the_whole_table(session: Session) -> None:
 def test_parts_read_back_as_the_table(
     session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The calls table cut into one part per worker, each in row groups of `ROW_GROUP`."""
+    """The calls table cut into one part per worker (past `SPLIT` rows), each in row groups
+    of `ROW_GROUP`."""
     monkeypatch.setattr(parquet, "ROW_GROUP", 1000)
+    monkeypatch.setattr(parquet, "SPLIT", 1000)
     for i, view in enumerate(views(session)):
         out = tmp_path / f"c{i}"
         out.mkdir()

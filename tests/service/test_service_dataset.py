@@ -105,3 +105,85 @@ def test_a_method_page_charts_its_median_per_build(served, runs) -> None:  # typ
     assert f"/methods/{key}?app=com.example" in found.text
     assert client.get("/api/methods/123?app=com.example").status_code == 404
     assert client.get(f"/api/methods/{key}?app=com.example&clock=nope").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "branch=feature%2Fx",
+        "device=a%5Cb",
+        "branch=..",
+        "branch=x%2F..%2Fy",
+        "device=a%00b",
+        "device=a%1B%5B31m",
+        "branch=" + "x" * 129,
+        "build=" + "9" * 65,
+        "app=..",
+        "app=a%2Fb",
+    ],
+)
+def test_uploads_with_bad_labels_are_refused_in_one_line(served, runs, bad: str) -> None:  # type: ignore[no-untyped-def]
+    """The dataset's one rule of labels (dataset/labels.py), as `dataset add` applies it."""
+    client, root = served
+    r = client.post(f"/api/traces?{bad}", content=runs[0][0], headers=WRITE)
+    assert r.status_code == 400, (bad, r.text)
+    assert "\n" not in r.json()["error"] and "label" in r.json()["error"]
+    assert client.get("/api/traces").json()["traces"] == []  # refused before storing
+    assert not (root / "traces").exists()
+
+
+def _without_date(tables: dict[str, object]) -> dict[str, object]:
+    """The tables without the `date` partition (the day of a file's mtime for a trace that
+    names none)."""
+    return {k: t.drop_columns(["date"]) for k, t in tables.items()}  # type: ignore[attr-defined]
+
+
+def test_a_mapping_given_or_removed_later_replaces_the_runs_rows(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """PUT /api/traces/<id>/mapping after the upload: the run's rows in the dataset become
+    those `dataset add --mapping` writes (original names, their method_keys), once; DELETE
+    of the mapping: the obfuscated rows again, as first added."""
+    from support.obfuscate import KEPT, obfuscate
+    from traceview.analysis.rename import MappingRename
+    from traceview.dataset.add import Reading, add
+    from traceview.readers.mapping import read_mapping
+    from traceview.synth import generate
+
+    client, root = served
+    trace = generate(records=3000, threads=2, seed=7)
+    obf, mapping = obfuscate(trace, "q")
+    folder = tmp_path / "files"
+    folder.mkdir()
+    data, text = folder / "app.trace", folder / "mapping.txt"
+    write(obf, str(data))
+    text.write_text(mapping)
+    labels = {"app": "com.example", "build": "7"}
+    plain, mapped = tmp_path / "plain", tmp_path / "mapped"  # what dataset add writes
+    add(plain, [data], labels)
+    add(mapped, [data], labels, Reading(rename=MappingRename(read_mapping(text))))
+    want_plain, want_mapped = (_without_date(read_tables(r)) for r in (plain, mapped))
+    originals = {
+        method_key(c, n, s)
+        for c, n, s in zip(
+            trace.methods.class_name, trace.methods.name, trace.methods.signature, strict=True
+        )
+        if not c.startswith(KEPT)  # renamed by the obfuscation
+    }
+    assert originals <= set(want_mapped["methods"].column("method_key").to_pylist())
+    assert not originals & set(want_plain["methods"].column("method_key").to_pylist())
+
+    trace_id = post(client, data.read_bytes(), "app.trace", **labels).json()["id"]
+    got = _without_date(read_tables(root))
+    assert all(got[t].equals(want_plain[t]) for t in want_plain)
+    url = f"/api/traces/{trace_id}/mapping"
+    assert client.put(url, content=mapping.encode(), headers=WRITE).status_code == 200
+    got = _without_date(read_tables(root))
+    assert all(got[t].equals(want_mapped[t]) for t in want_mapped)
+    # the same bytes uploaded again keep the names (the mapping stays with the trace)
+    assert post(client, data.read_bytes(), "app.trace", **labels).status_code == 200
+    assert all(_without_date(read_tables(root))[t].equals(want_mapped[t]) for t in want_mapped)
+    r = client.delete(url, headers=WRITE)
+    assert r.status_code == 200 and r.json() == {"id": trace_id, "mapping": False}
+    got = _without_date(read_tables(root))
+    assert all(got[t].equals(want_plain[t]) for t in want_plain)
+    assert client.delete(url, headers=WRITE).status_code == 404  # no mapping left
+    assert not any((root / "_staging").iterdir()) and not any((root / "_claims").iterdir())

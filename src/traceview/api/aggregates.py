@@ -28,8 +28,8 @@ I64 = npt.NDArray[np.int64]
 
 
 def parts(view: View) -> list[ThreadPart]:
-    """The selected threads' statistics (edges and totals), computed once per session and
-    query."""
+    """The selected threads' statistics (edges, calls and totals), computed once per session
+    and query; a thread without edges is among them (its totals are the threads table's)."""
     session, q = view.session, view.query
 
     def build() -> list[ThreadPart]:
@@ -41,7 +41,7 @@ def parts(view: View) -> list[ThreadPart]:
             (tr.lo, tr.hi) if tr is not None else None,
             tr.clock if tr is not None else None,
         )
-        return [p for p in found if len(p.edges)]
+        return found
 
     return session.memo("table-parts", q, build)
 

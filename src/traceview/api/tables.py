@@ -28,7 +28,7 @@ from traceview.analysis.query import CLOCKS
 from traceview.analysis.ranges import clipped_spans
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
-from traceview.api.aggregates import edges_table, profile_table, thread_profile_table
+from traceview.api.aggregates import edges_table, parts, profile_table, thread_profile_table
 from traceview.api.keys import keys_of
 from traceview.api.schema import LAYOUT
 from traceview.api.table import Column, Table, names_array
@@ -154,14 +154,21 @@ class CallsBuilder:
         sl = slice(lo, hi)
         thread = calls.thread[sl].astype(np.int32)
         first = self.firsts[thread]
+        # rows within their thread: each column a new array, shifted in place (a root's -1
+        # parent kept)
+        call = np.arange(lo, hi, dtype=np.int64)
+        call -= first
         parent = calls.parent[sl].astype(np.int64)
+        np.subtract(parent, first, out=parent, where=parent >= 0)
+        subtree_end = calls.subtree_end[sl].astype(np.int64)
+        subtree_end -= first
         cols: dict[str, Column] = {
             "thread": thread,
-            "call": np.arange(lo, hi, dtype=np.int64) - first,
-            "parent": np.where(parent >= 0, parent - first, -1),
+            "call": call,
+            "parent": parent,
             "depth": calls.depth[sl].astype(np.int32),
             "method": calls.method[sl].astype(np.int32),
-            "subtree_end": calls.subtree_end[sl].astype(np.int64) - first,
+            "subtree_end": subtree_end,
             "recursive": (calls.flags[sl] & RECURSIVE).astype(bool),
             "flags": calls.flags[sl].astype(np.int32),
         }
@@ -170,13 +177,18 @@ class CallsBuilder:
                 for k in ("start", "end", "incl", "excl"):
                     cols[f"{k}_{c}_ns"] = None
                 continue
-            if start is None or end is None:
+            if start is None or end is None:  # gathered: new arrays, shifted in place
                 s, e = calls.start(c, sl), calls.end(c, sl)
+                incl = e - s
+                s -= zero[c]
+                e -= zero[c]
             else:
                 s, e = start[c][sl], end[c][sl]
-            cols[f"start_{c}_ns"] = s - zero[c]
-            cols[f"end_{c}_ns"] = e - zero[c]
-            cols[f"incl_{c}_ns"] = e - s
+                incl = e - s
+                s, e = s - zero[c], e - zero[c]
+            cols[f"start_{c}_ns"] = s
+            cols[f"end_{c}_ns"] = e
+            cols[f"incl_{c}_ns"] = incl
             cols[f"excl_{c}_ns"] = excl[c][sl]
         return Table(cols, hi - lo)
 
@@ -213,15 +225,21 @@ def methods_table(view: View) -> Table:
 def threads_table(view: View) -> Table:
     """One row per thread of the trace: `thread` (row), `id`, `name` (None when unnamed),
     `label`, `main` (the session's main thread), `selected`, and in the selection its
-    `calls` and `total_*_ns` (traceview's 100 %: last - first time, clipped to the range)."""
+    `calls` and `total_*_ns` (traceview's 100 %: last - first time, clipped to the range) —
+    the profile's, read from the per-thread parts the edges and profile tables share
+    (`aggregates.parts`) rather than from a second pass over the calls."""
     th = view.trace.threads
     n = len(th)
-    prof = view.profile()
-    rows = np.array(prof.threads, dtype=np.int64)
+    q = view.query
     selected = np.zeros(n, dtype=bool)
-    selected[rows] = True
+    selected[list(range(n)) if q.threads is None else list(q.threads)] = True
+    # as the profile: a selected thread without calls counts nothing, whatever its span
+    ranges = view.session.filtered(q).thread_ranges
+    busy = selected & (ranges[:, 1] > ranges[:, 0])
+    found = [p for p in parts(view) if busy[p.thread]]
+    rows = np.array([p.thread for p in found], dtype=np.int64)
     n_calls = np.zeros(n, dtype=np.int64)
-    n_calls[rows] = prof.thread_calls
+    n_calls[rows] = [p.n_calls for p in found]
     main = np.zeros(n, dtype=bool)
     if n:
         main[view.session.main_thread()] = True
@@ -235,9 +253,9 @@ def threads_table(view: View) -> Table:
         "calls": n_calls,
     }
     for c in CLOCKS:
-        if c in prof.thread_total:
+        if c in view.session.clocks:
             total = np.zeros(n, dtype=np.int64)
-            total[rows] = prof.thread_total[c]
+            total[rows] = [p.totals[c] for p in found]
             cols[f"total_{c}_ns"] = total
         else:
             cols[f"total_{c}_ns"] = None

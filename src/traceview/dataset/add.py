@@ -2,10 +2,12 @@
 and engine, its tables appended to part files, published all at once (`dataset/publish.py`).
 
 Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the dataset (its
-traces or errors table) or being added by another live writer is skipped. The traces to add
-are taken in `trace_id` order by `workers` threads (TRACEVIEW_WORKERS, default 2), each with
-its own part files (`dataset/parts.py`): reading, the engine and pyarrow's encoder release
-the GIL, so two threads keep both cores busy. A trace that fails to read (a format error, a
+traces or errors table) or being added by another live writer is skipped; `replacing=True`
+adds it again, its old rows removed in the publication that adds the new ones (the service,
+when a trace's labels or mapping change). The traces to add are taken in `trace_id` order by
+`workers` threads (TRACEVIEW_WORKERS, default 2), each with its own part files
+(`dataset/parts.py`): reading, the engine and pyarrow's encoder release the GIL, so two
+threads keep both cores busy. A trace that fails to read (a format error, a
 file too large, out of memory) is recorded in the `errors` table with its one-line reason
 and the job goes on; a file that cannot be opened at all has no id and is only reported.
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from traceview.analysis.query import Rename
+from traceview.analysis.rename import MappingRename
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.analysis.workers import default_workers
@@ -31,9 +34,11 @@ from traceview.dataset.layout import VERSION, check
 from traceview.dataset.parts import Parts
 from traceview.dataset.publish import Writer, locked, recover
 from traceview.dataset.read import published_ids
+from traceview.dataset.remove import without
 from traceview.exporters.parquet import to_arrow, trace_tables
 from traceview.model import TraceError, printable
 from traceview.readers import DEFAULT_MAX_SIZE, load
+from traceview.readers.mapping import read_mapping
 
 
 @dataclass
@@ -50,13 +55,15 @@ class Report:
 
 @dataclass(frozen=True)
 class Reading:
-    """How traces are read: the reader's limits, the mapping's renaming and, for ANR reports
-    and bugreports, whose dump (its own trace id: `keys.process_id`)."""
+    """How traces are read: the reader's limits, the mapping's renaming (`rename`, or a
+    `mapping` file read for each trace's classes) and, for ANR reports and bugreports, whose
+    dump (its own trace id: `keys.process_id`)."""
 
     max_size: int = DEFAULT_MAX_SIZE
     salvage: bool = False
     rename: Rename | None = None
     process: str | None = None
+    mapping: Path | None = None  # read for each trace's own classes only (the service's)
 
 
 def add(
@@ -66,10 +73,12 @@ def add(
     reading: Reading | None = None,
     workers: int | None = None,
     progress: Callable[[str, str], None] | None = None,
+    replacing: bool = False,
 ) -> Report:
     """Add the traces at `paths` to the dataset at `root` (created when missing) with
     `labels` (checked: ValueError for a bad one; DatasetError for a newer dataset);
-    `progress(name, outcome)` is called as each trace is done."""
+    `progress(name, outcome)` is called as each trace is done. With `replacing`, a trace
+    already there is added again: its old rows go in the publication that adds the new."""
     checked = labelling.check(dict(labels or {}))
     reading = reading or Reading()
     check(root, create=True)
@@ -87,7 +96,7 @@ def add(
     with Writer(root) as writer:
         with locked(root):
             recover(root)
-            mine = set(writer.claim(sorted(found), published_ids(root)))
+            mine = set(writer.claim(sorted(found), set() if replacing else published_ids(root)))
         report.present += [(t, found[t][0].name) for t in sorted(found) if t not in mine]
         try:
             staged = _write(
@@ -100,7 +109,8 @@ def add(
                 progress,
             )
             with locked(root):
-                writer.publish(staged, (), sorted(mine))
+                moves, deletes = without(root, writer, sorted(mine)) if replacing else ([], [])
+                writer.publish([*moves, *staged], deletes, sorted(mine))
         except BaseException:
             with locked(root):
                 writer.release(mine)
@@ -171,7 +181,11 @@ def _one(
         if trace.header.axis != "time":
             raise ValueError("it records no times (an all-methods dump): nothing to measure")
         session = Session(trace)
-        view = View(session, session.query(rename=reading.rename))
+        rename = reading.rename
+        if reading.mapping is not None:
+            classes = {c.replace("/", ".") for c in trace.methods.class_name}
+            rename = MappingRename(read_mapping(reading.mapping, classes))
+        view = View(session, session.query(rename=rename))
         small, calls = trace_tables(view, origin)
     except (TraceError, OSError, MemoryError, ValueError) as exc:
         parts.add("errors", where(origin), error_row(origin, reason(exc)))

@@ -67,10 +67,10 @@ def ingest(
 ) -> Ingested:
     """Add the traces at `paths` (files, folders or globs Spark reads) to the dataset at
     `root` (a local folder or a Hadoop URI such as s3a://bucket/prefix) with `labels`."""
+    checked = labelling.check(dict(labels or {}))  # before Spark is asked anything
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    checked = labelling.check(dict(labels or {}))
     rename = _rename(mapping)
     local = "://" not in root or root.startswith("file://")
     base = Path(root.removeprefix("file://"))

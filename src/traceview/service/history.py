@@ -5,8 +5,10 @@ shows the median exclusive and inclusive time per build as a chart with every ru
 (an SVG drawn here: no script, no CDN), `/api/methods/<method_key>` the same numbers as JSON.
 
 Adding runs in a worker thread, one upload at a time per service (the dataset itself is safe
-with other writers too); a trace whose labels change (uploaded again with other labels) is
-removed and added again with the new ones. Names from traces are escaped everywhere.
+with other writers too), with the trace's ProGuard/R8 mapping when it has one; a trace whose
+labels change (uploaded again with other labels) or whose mapping comes or goes (`PUT` or
+`DELETE /api/traces/<id>/mapping`) is added again, its old rows replaced in one publication.
+Names from traces are escaped everywhere.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from traceview.dataset.history import Point, method_points
-from traceview.dataset.labels import check
 
 FOUND = 50  # methods a search lists
 Run = Callable[[str, Callable[[], Any]], Awaitable[Any]]
@@ -43,18 +44,23 @@ class Feed:
     def at(cls, root: Path) -> Feed:
         return cls(root, threading.Lock())
 
-    def check(self, labels: dict[str, str]) -> None:
-        """ValueError when the dataset cannot take `labels` (app and build name folders)."""
-        check(labels)
-
-    def keep(self, path: Path, trace_id: str, name: str, labels: dict[str, str]) -> None:
-        """Add the stored trace `trace_id` (its bytes at `path`, named `name`) with `labels`;
-        a trace already there with other labels is added again with these."""
-        from traceview.dataset.add import add
+    def keep(
+        self,
+        path: Path,
+        trace_id: str,
+        name: str,
+        labels: dict[str, str],
+        mapping: Path | None = None,
+        again: bool = False,
+    ) -> None:
+        """Add the stored trace `trace_id` (its bytes at `path`, named `name`) with `labels`,
+        its names deobfuscated by `mapping` when given; a trace already there with other
+        labels, or any trace when `again` (its mapping came or went), replaces its rows."""
+        from traceview.dataset.add import Reading, add
         from traceview.dataset.read import sql
-        from traceview.dataset.remove import remove
 
         with self.lock:
+            there = False
             if (self.root / "traces").is_dir():
                 found = sql(
                     self.root,
@@ -62,20 +68,22 @@ class Feed:
                     [trace_id],
                 ).rows
                 if found:
+                    there = True
                     had = dict(zip(("app", "build", "branch", "device"), found[0], strict=True))
                     want = {
                         k: labels.get(k, "unknown" if k in ("app", "build") else None) for k in had
                     }
-                    if had == want:
+                    if had == want and not again:
                         return
-                    remove(self.root, [trace_id])
             # the dataset names a trace by its file: a link named as the upload
             link = self.root / "_uploads" / trace_id / name
             link.parent.mkdir(parents=True, exist_ok=True)
             link.unlink(missing_ok=True)
             link.symlink_to(path)
             try:
-                add(self.root, [link], labels, workers=1)
+                add(
+                    self.root, [link], labels, Reading(mapping=mapping), 1, replacing=there or again
+                )
             finally:
                 link.unlink(missing_ok=True)
                 link.parent.rmdir()

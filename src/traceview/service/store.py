@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from traceview.dataset.labels import check
+
 ID = re.compile(r"[0-9a-f]{64}")  # a SHA-256 in hex: the only form an id takes
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -47,21 +49,19 @@ CREATE TABLE IF NOT EXISTS labels (
 CREATE INDEX IF NOT EXISTS labels_value ON labels (key, value);
 """
 LABELS = ("app", "build", "branch", "device")  # what an upload may be labelled with
-MAX_LABEL = 64  # characters of a label's value
-# no path separator, control character, or comma (label sets are written `build:100,app:x`)
-_LABEL = re.compile(r"[^/\\,\x00-\x1f\x7f]{1,64}")  # 64: MAX_LABEL
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
-    """`labels` when every key is one of `LABELS` and every value 1 to `MAX_LABEL` characters
-    with no path separator or control character (ValueError naming the bad one)."""
+    """`labels` when every key is one of `LABELS` and every value follows the one rule of
+    labels (`dataset/labels.py`: no path separator, control character or `..`, bounded
+    length; app and build name folders) and has no comma (label sets are written
+    `build:100,app:x`); ValueError naming the bad one."""
     for key, value in labels.items():
         if key not in LABELS:
-            raise ValueError(f"unknown label {key!r} (labels: {', '.join(LABELS)})")
-        if _LABEL.fullmatch(value) is None or value != value.strip():
-            raise ValueError(
-                f"label {key}: 1 to {MAX_LABEL} characters, no '/', '\\', ',' or control characters"
-            )
+            raise ValueError(f"unknown label {key[:40]!r} (labels: {', '.join(LABELS)})")
+        if "," in value:
+            raise ValueError(f"bad label {key}: no ',' (label sets are written key:value,...)")
+    check(labels)
     return labels
 
 
@@ -136,6 +136,9 @@ class Store(Protocol):
     def set_mapping(self, trace_id: str, staged: Path) -> bool:
         """Move the fsynced `staged` mapping into place for `trace_id` (replacing any); False
         (nothing kept) when the trace is not stored, e.g. deleted while the mapping came."""
+
+    def delete_mapping(self, trace_id: str) -> bool:
+        """Forget the mapping of `trace_id`; False when it had none."""
 
 
 def _fsync_dir(path: Path) -> None:
@@ -314,6 +317,15 @@ class SqliteStore:
                 staged.unlink(missing_ok=True)
                 return False
             os.replace(staged, target)
+            _fsync_dir(target.parent)
+        return True
+
+    def delete_mapping(self, trace_id: str) -> bool:
+        target = self.mapping_path(trace_id)
+        with self._change():  # one order with set_mapping and delete
+            if not target.is_file():
+                return False
+            target.unlink()
             _fsync_dir(target.parent)
         return True
 

@@ -41,11 +41,20 @@ def _json(value: Any, status: int = 200) -> Response:
     )
 
 
-def _feed_one(feed: Feed, store: Store, record: TraceRecord) -> None:
-    """Add a stored trace to the service's dataset with its labels now (a failure is noted
-    on stderr: the upload is stored whatever the dataset says)."""
+def _feed_one(feed: Feed, store: Store, record: TraceRecord, again: bool = False) -> None:
+    """Add a stored trace to the service's dataset with its labels and mapping now (`again`:
+    replace its rows, its mapping came or went); a failure is noted on stderr: the upload is
+    stored whatever the dataset says."""
+    mapping = store.mapping_path(record.id)
     try:
-        feed.keep(store.path(record.id), record.id, record.name, store.labels(record.id))
+        feed.keep(
+            store.path(record.id),
+            record.id,
+            record.name,
+            store.labels(record.id),
+            mapping if mapping.is_file() else None,
+            again,
+        )
     except Exception as exc:  # the dataset is a by-product: never fail the service for it
         print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
 
@@ -114,8 +123,6 @@ def upload_routes(
             labels = check_labels(
                 {k: v for k in LABELS if (v := request.query_params.get(k)) is not None}
             )
-            if feed is not None:
-                feed.check(labels)
         except ValueError as exc:
             return error(400, printable(str(exc)))
         staged = await pools.run("store", store.staging_file)
@@ -158,10 +165,11 @@ def upload_routes(
         finally:
             staged.unlink(missing_ok=True)
 
-    def _to_dataset(response: Response, record: TraceRecord) -> Response:
-        """The upload's answer, adding the trace to the dataset once it is sent."""
+    def _to_dataset(response: Response, record: TraceRecord, again: bool = False) -> Response:
+        """The answer, adding the trace to the dataset once it is sent (`again`: its rows
+        replaced, with the mapping it has now)."""
         if feed is not None:
-            response.background = BackgroundTask(_feed_one, feed, store, record)
+            response.background = BackgroundTask(_feed_one, feed, store, record, again)
         return response
 
     async def put_mapping(request: Request) -> Response:
@@ -170,7 +178,8 @@ def upload_routes(
         if not authorised(request):
             return error(401, "a valid token is required to add a mapping (Authorization: …)")
         trace_id = request.path_params["tid"]
-        if await pools.run("store", lambda: store.get(trace_id)) is None:
+        record = await pools.run("store", lambda: store.get(trace_id))
+        if record is None:
             return error(404, "no such trace")
         staged = await pools.run("store", store.staging_file)
         try:
@@ -192,9 +201,23 @@ def upload_routes(
             if not await pools.run("store", lambda: store.set_mapping(trace_id, staged)):
                 return error(404, "no such trace")  # deleted while the mapping came
             sessions.drop(trace_id)  # reopened with the names on the next view
-            return _json({"id": trace_id, "mapping": True, "notes": int(checked["notes"])})
+            answer = {"id": trace_id, "mapping": True, "notes": int(checked["notes"])}
+            return _to_dataset(_json(answer), record, again=True)
         finally:
             staged.unlink(missing_ok=True)
+
+    async def delete_mapping(request: Request) -> Response:
+        """DELETE /api/traces/<id>/mapping: the obfuscated names again, everywhere."""
+        if not authorised(request):
+            return error(401, "a valid token is required to remove a mapping (Authorization: …)")
+        trace_id = request.path_params["tid"]
+        record = await pools.run("store", lambda: store.get(trace_id))
+        if record is None:
+            return error(404, "no such trace")
+        if not await pools.run("store", lambda: store.delete_mapping(trace_id)):
+            return error(404, "this trace has no mapping")
+        sessions.drop(trace_id)  # reopened without the names on the next view
+        return _to_dataset(_json({"id": trace_id, "mapping": False}), record, again=True)
 
     async def delete(request: Request) -> Response:
         if not authorised(request):
@@ -212,6 +235,7 @@ def upload_routes(
         Route("/api/traces/{tid}", one),
         Route("/api/traces/{tid}", delete, methods=["DELETE"]),
         Route("/api/traces/{tid}/mapping", put_mapping, methods=["PUT"]),
+        Route("/api/traces/{tid}/mapping", delete_mapping, methods=["DELETE"]),
     ]
     return routes, upload
 
