@@ -1,7 +1,7 @@
 """The viewer's detail answers at scale and the tree's scrolling in Chromium (issue 22).
 
     python benchmarks/bench_viewer_answers.py [--records 10000000] [--requests 200]
-        [--trace FILE] [--no-browser]
+        [--shape even|dominant|many|sampled] [--trace FILE] [--no-browser]
 
 In one process, on a generated trace (`make_traces.trace_path`, cached in benchmarks/out/) or
 `--trace`: builds the session and the views the UI opens first (profile, both trees, the flame
@@ -9,7 +9,8 @@ graph; their cold seconds printed), then times distinct requests of each kind th
 server answers them (the answer computed and JSON-encoded; the server's answer cache never
 hit, since every request differs): Top Down / Bottom Up first answers, node subtrees and
 "more" children, flame windows of zoomed frames at 1600 px, steps through a method's calls,
-timeline tiles, call look-ups and relations; prints p50/p95/max ms and mean KB per kind.
+timeline tiles (cold, then at any zoom once the viewer's warm-up has run), call look-ups and
+relations; prints p50/p95/max ms and mean KB per kind.
 Then (unless --no-browser) headless Chromium scrolls a Top Down tree of 100 000 rows (the
 viewer's own tree panel fed a synthetic answer: 100 roots x 999 children, all open) for 300
 animation frames and prints the frame times (requestAnimationFrame deltas). Targets
@@ -31,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import machine
-from make_traces import trace_path
+from make_traces import SHAPES, shape_path, trace_path
 from traceview.exporters.jsonshape import encode
 
 SCROLL = """async () => {
@@ -148,6 +149,19 @@ def answers(path: Path, requests: int, seed: int) -> None:
         )
         row = rnd.randrange(len(s.calls))
         runs.setdefault("call", []).append(timed(lambda r=row: api.call_answer(s, r)))
+    # the viewer warms the timeline's levels in the background once it is ready (a zoom a few
+    # seconds later finds them built): the same tiles' cost then, at any zoom (levels 0-20)
+    from traceview.analysis.warmup import warm
+
+    t1 = time.perf_counter()
+    warm(s)
+    print(f"warm-up {time.perf_counter() - t1:.1f} s (the viewer runs it once ready)")
+    for _ in range(requests):
+        t, level = rnd.choice(threads), rnd.randint(0, 20)
+        tile = rnd.randrange(1 << level)
+        runs.setdefault("timeline tile, warmed", []).append(
+            timed(lambda t=t, lv=level, k=tile: api.timeline_answer(s, t, lv, k))
+        )
     print("answers (computed + JSON-encoded, distinct requests):")
     for kind, r in runs.items():
         report(kind, r)
@@ -184,9 +198,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--trace", type=Path, help="a trace to use instead of a generated one")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-browser", action="store_true")
+    p.add_argument("--shape", choices=sorted(SHAPES), help="a shape of make_traces.py")
     args = p.parse_args(argv)
     print(machine())
-    path = args.trace or trace_path(args.records)
+    path = args.trace or (
+        shape_path(args.shape, args.records) if args.shape else trace_path(args.records)
+    )
     answers(path, args.requests, args.seed)
     if not args.no_browser:
         scroll(path)
