@@ -150,7 +150,7 @@ def check_calls(calls: CallTable, o: Oracle) -> None:
     )
     assert got == want
     assert calls.thread_ranges.tolist() == [list(r) for r in o.thread_rows]
-    assert calls.flags.dtype == np.uint8 and calls.method.dtype == np.int32
+    assert calls.flags.dtype == np.uint8 and calls.method.dtype in (np.int16, np.int32)
     assert calls.depth.dtype in (np.int16, np.int32)
     assert calls.parent.dtype == calls.subtree_end.dtype == np.int32  # small tables
     for clock in ("cpu", "wall"):

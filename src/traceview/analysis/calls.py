@@ -39,7 +39,7 @@ from traceview.analysis.pairing import SYNTH_ENTRY as SYNTH_ENTRY
 from traceview.analysis.pairing import UNROLL as UNROLL
 from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
 from traceview.analysis.timecols import thread_dtype
-from traceview.model import Diagnostic, Trace
+from traceview.model import Diagnostic, Trace, method_dtype
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -88,7 +88,7 @@ class CallTable:
     """
 
     trace: Trace
-    method: I32
+    method: npt.NDArray[np.signedinteger[Any]]  # int16 below 32,768 methods, else int32
     depth: I32
     parent: IntArray
     subtree_end: IntArray
@@ -269,7 +269,7 @@ def build_calls(trace: Trace) -> CallTable:
     stack_at = np.zeros(n_threads + 1, dtype=np.int64)
     np.cumsum(synth + counts[:, 3], out=stack_at[1:])  # deepest stack per thread
     height = int((synth + counts[:, 3]).max()) if n_threads else 0  # the deepest stack
-    out = _Columns(int(start[-1]), idx_dtype, depth_dtype(height))
+    out = _Columns(int(start[-1]), idx_dtype, depth_dtype(height), method_dtype(len(trace.methods)))
     c = out.cols
     stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
     columns = Calls._make(c[name] for name in Calls._fields)
@@ -356,9 +356,11 @@ class _Columns:
 
     NAMES = Calls._fields  # method, depth, parent, subtree_end, enter_event, exit_event, flags
 
-    def __init__(self, capacity: int, idx_dtype: type, depth: np.dtype[Any]) -> None:
+    def __init__(
+        self, capacity: int, idx_dtype: type, depth: np.dtype[Any], method: np.dtype[Any]
+    ) -> None:
         row = np.int32 if capacity < 2**31 - 1 else np.int64
-        kinds: tuple[Any, ...] = (np.int32, depth, row, row, idx_dtype, idx_dtype, np.uint8)
+        kinds: tuple[Any, ...] = (method, depth, row, row, idx_dtype, idx_dtype, np.uint8)
         self.dtypes: dict[str, Any] = dict(zip(self.NAMES, kinds, strict=True))
         self.cols: dict[str, npt.NDArray[Any]] = {
             name: np.empty(capacity, dtype=dt) for name, dt in self.dtypes.items()

@@ -23,7 +23,10 @@ def check_calls(calls: CallTable) -> None:
     n = len(calls)
     cols = (calls.depth, calls.parent, calls.subtree_end, calls.enter_event, calls.exit_event)
     _check(all(len(c) == n for c in (*cols, calls.flags)), "columns differ in length")
-    _check(calls.method.dtype == np.int32 and calls.depth.dtype in (np.int16, np.int32), "dtypes")
+    _check(
+        calls.method.dtype in (np.int16, np.int32) and calls.depth.dtype in (np.int16, np.int32),
+        "dtypes",
+    )
     ranges = calls.thread_ranges
     _check(ranges.shape == (len(calls.trace.threads), 2), "thread_ranges shape")
     if len(ranges):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +78,7 @@ class ThreadPart:
 
 
 def thread_stats(
-    method: npt.NDArray[np.int32],
+    method: npt.NDArray[np.signedinteger[Any]],
     flags: npt.NDArray[np.uint8],
     parent: npt.NDArray[np.signedinteger],
     incl: dict[str, I64],

@@ -26,7 +26,7 @@ from traceview.analysis.calls import (
     repair_diagnostics,
 )
 from traceview.analysis.pairing import Paired
-from traceview.model import Trace
+from traceview.model import Trace, method_dtype
 
 I64 = npt.NDArray[np.int64]
 SMALL = 1 << 17  # records: up to this many, numpy (every thread's calls fit a direct tile too)
@@ -71,7 +71,7 @@ def numpy_calls(trace: Trace) -> CallTable:
     height = max(
         (int(p.depth.max()) + 1 for p in paired if p.rows and p.depth is not None), default=0
     )
-    out = _Columns(int(starts[-1]), idx, depth_dtype(height))
+    out = _Columns(int(starts[-1]), idx, depth_dtype(height), method_dtype(len(trace.methods)))
     for t, p in enumerate(paired):
         if p.rows:
             out.put(int(starts[t]), p)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -140,7 +141,7 @@ class ThreadCalls:
     trace's also on its reconstructed axis, `"axis"`), and the engine's repair `flags`."""
 
     thread: int
-    method: npt.NDArray[np.int32]
+    method: npt.NDArray[np.signedinteger[Any]]
     depth: npt.NDArray[np.int32]
     parent: I64
     subtree_end: I64

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -39,7 +39,7 @@ class CallColumns(Protocol):
     """What the timeline reads of a `CallTable` (see docs/architecture.md)."""
 
     @property
-    def method(self) -> I32: ...
+    def method(self) -> npt.NDArray[np.signedinteger[Any]]: ...
     @property
     def depth(self) -> I32: ...
     @property
