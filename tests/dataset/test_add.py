@@ -87,6 +87,30 @@ def test_parts_roll_over_and_keep_their_rows_sorted(
             assert rows.equals(rows.sort_by([(k, "ascending") for k in SORT_KEYS[table]])), f
 
 
+def test_worker_processes_write_what_threads_write(
+    traces: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `PROCESS_BYTES` the traces are added by worker processes (two threads kept one
+    core busy: the reader's Python parts hold the GIL): the same rows, failures recorded
+    and reported as they come, nothing left staged."""
+    from traceview.dataset import add as adding
+
+    bad = tmp_path / "bad.trace"
+    bad.write_bytes(b"SLOW" + b"\x00" * 40)
+    one = tmp_path / "threads"
+    adding.add(one, [*traces, bad], workers=1)
+    monkeypatch.setattr(adding, "PROCESS_BYTES", 0)
+    seen: list[tuple[str, str]] = []
+    many = tmp_path / "processes"
+    report = adding.add(many, [*traces, bad], workers=2, progress=lambda n, o: seen.append((n, o)))
+    assert sorted(n for _, n in report.added) == sorted(p.name for p in traces)
+    assert [f[1] for f in report.failed] == ["bad.trace"]
+    assert sorted(n for n, _ in seen) == sorted([*(p.name for p in traces), "bad.trace"])
+    want, got = read_tables(one), read_tables(many)
+    assert all(got[t].sort_by("trace_id").equals(want[t].sort_by("trace_id")) for t in want)
+    assert not any((many / "_staging").iterdir())
+
+
 def test_a_trace_that_fails_is_an_error_row_and_the_rest_go_on(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,15 +5,17 @@ Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the data
 traces or errors table) or being added by another live writer is skipped; `replacing=True`
 adds it again, its old rows removed in the publication that adds the new ones (the service,
 when a trace's labels or mapping change). The traces to add are taken in `trace_id` order by
-`workers` threads (TRACEVIEW_WORKERS, default 2), each with its own part files
-(`dataset/parts.py`): reading, the engine and pyarrow's encoder release the GIL, so two
-threads keep both cores busy. A trace that fails to read (a format error, a
+`workers` (TRACEVIEW_WORKERS, default 2), each with its own part files (`dataset/parts.py`):
+worker processes once the traces weigh `PROCESS_BYTES` (the reader's and the tables' Python
+parts hold the GIL: two threads kept one core busy), threads below (a process costs about a
+second to start). A trace that fails to read (a format error, a
 file too large, out of memory) is recorded in the `errors` table with its one-line reason
 and the job goes on; a file that cannot be opened at all has no id and is only reported.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +41,8 @@ from traceview.exporters.parquet import to_arrow, trace_tables
 from traceview.model import TraceError, printable
 from traceview.readers import DEFAULT_MAX_SIZE, load
 from traceview.readers.mapping import read_mapping
+
+PROCESS_BYTES = 32 << 20  # traces to add, in all: from this much on, worker processes
 
 
 @dataclass
@@ -129,10 +133,12 @@ def _write(
 ) -> list[tuple[Path, Path]]:
     """Every item's tables into part files of `writer`'s staging folder, on worker threads;
     the (staged, published) paths of the parts."""
+    n = max(1, min(default_workers(unset=2) if workers is None else workers, len(items)))
+    if n > 1 and sum(ident.size or 0 for ident, _ in items) >= PROCESS_BYTES:
+        return _write_in_processes(writer, items, labels, reading, n, report, progress)
     todo: queue.Queue[tuple[Identity, Path]] = queue.Queue()
     for item in items:
         todo.put(item)
-    n = max(1, min(default_workers(unset=2) if workers is None else workers, len(items)))
     parts = [Parts(writer.staging, f"{writer.name}-{w}") for w in range(n)]
     lock = threading.Lock()
     failures: list[BaseException] = []
@@ -166,6 +172,92 @@ def _write(
     if failures:
         raise failures[0]
     return [(p, p) for mine in parts for p in mine.written]
+
+
+def _write_in_processes(
+    writer: Writer,
+    items: list[tuple[Identity, Path]],
+    labels: labelling.Labels,
+    reading: Reading,
+    n: int,
+    report: Report,
+    progress: Callable[[str, str], None] | None,
+) -> list[tuple[Path, Path]]:
+    """`_write` on `n` worker processes, each taking the next trace from one queue into part
+    files of its own: the reader's and the tables' Python parts hold the GIL, so two threads
+    kept only one core busy (benchmarks/RESULTS.md). The parent reports each trace as it is
+    done; a worker that fails stops the others, one that dies is named."""
+    ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads
+    todo: Any = ctx.Queue()
+    events: Any = ctx.Queue()
+    for item in items:
+        todo.put(item)
+    for _ in range(n):
+        todo.put(None)
+    procs = [
+        ctx.Process(
+            target=_worker,
+            args=(writer.staging, f"{writer.name}-{w}", todo, events, labels, reading),
+            daemon=True,
+        )
+        for w in range(n)
+    ]
+    for proc in procs:
+        proc.start()
+    written: list[Path] = []
+    done = 0
+    try:
+        while done < n:
+            try:
+                kind, *what = events.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p for p in procs if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(
+                        f"a dataset worker died (exit status {dead[0].exitcode})"
+                    ) from None
+                continue
+            if kind == "one":
+                trace_id, name, failed = what
+                if failed is None:
+                    report.added.append((trace_id, name))
+                else:
+                    report.failed.append((trace_id, name, failed))
+                if progress is not None:
+                    progress(name, failed or "added")
+            elif kind == "done":
+                written += what[0]
+                done += 1
+            else:  # "error": the worker's exception, as text
+                raise RuntimeError(f"a dataset worker failed: {what[0]}")
+    finally:
+        for proc in procs:
+            if proc.is_alive() and done < n:
+                proc.terminate()
+            proc.join()
+    return [(p, p) for p in written]
+
+
+def _worker(
+    staging: Path,
+    name: str,
+    todo: Any,
+    events: Any,
+    labels: labelling.Labels,
+    reading: Reading,
+) -> None:
+    """A worker process of `_write_in_processes`: traces from `todo` (None: no more) into
+    part files `name`; each outcome, then the parts written, or the error, to `events`."""
+    parts = Parts(staging, name)
+    try:
+        while (item := todo.get()) is not None:
+            ident, path = item
+            failed = _one(ident, path, labels, reading, parts)
+            events.put(("one", ident.trace_id, ident.name, failed))
+        events.put(("done", parts.close()))
+    except BaseException as exc:
+        parts.abort()
+        events.put(("error", printable(f"{type(exc).__name__}: {exc}")))
 
 
 def _one(
