@@ -2,7 +2,9 @@
 and every number checked against an independent plain-Python reading (support/
 simpleperf_oracle.py, Firefox Profiler's importer rules; no npm package ships that importer,
 so it cannot be run here): per-method CPU (self and total) from cpu-clock event counts, the
-per-function sample counts, and every thread's enter/exit sequence."""
+per-function sample counts, and every thread's enter/exit sequence. That reading is itself
+held to Google's: the NDK's `simpleperf report-sample --dump-protobuf-report` reads every
+sample, thread and file the same (support/simpleperf_google.py; skipped without the tool)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 import traceview
+from support import simpleperf_google as google
 from support import simpleperf_oracle as oracle
 from support.corpus import corpus_path
 from traceview.analysis import Session
@@ -39,6 +42,25 @@ def sequence(trace: traceview.Trace, row: int) -> list[tuple[int, str]]:
     ev = trace.events
     mine = np.flatnonzero(ev.thread == row)
     return [(int(ev.action[i]), trace.methods.label(int(ev.method[i]))) for i in mine]
+
+
+@pytest.mark.skipif(not google.available(), reason="the NDK's simpleperf is not installed")
+@pytest.mark.parametrize("rel", sorted(TOTALS))
+def test_the_oracle_reads_what_simpleperf_itself_reads(rel: str) -> None:
+    """Every sample (thread, time, event, count, each frame's file, symbol and address),
+    thread and file as Google's simpleperf dumps them; our reader's samples and CPU per
+    method are then checked against the oracle below."""
+    path = corpus_path(rel)
+    ours, theirs = oracle.read(path.read_bytes()), google.dump(path)
+    assert ours.events == theirs.events
+    assert ours.threads == theirs.threads
+    assert ours.files == theirs.files
+    assert len(ours.samples) == len(theirs.samples) == TOTALS[rel][0]
+    for a, b in zip(ours.samples, theirs.samples, strict=True):
+        assert (a.tid, a.time, a.event, a.count) == (b.tid, b.time, b.event, b.count)
+        assert [f[:3] for f in a.frames] == [f[:3] for f in b.frames]
+    trace = traceview.load(path)
+    assert trace.header.options["samples"] == str(len(theirs.samples))
 
 
 @pytest.mark.parametrize("rel", sorted(TOTALS))
