@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from traceview.analysis.session import Session
+from traceview.service.config import ANSWER_BYTES
 from traceview.service.sessions import Entry, SessionCache, estimate
 from traceview.service.store import Store, check_labels, valid_id
 from traceview.viewer.app import create_app
@@ -29,7 +30,6 @@ from traceview.viewer.comparing import Sides
 from traceview.viewer.page import static_dir
 
 MAX_RUNS = 10  # traces per side of a comparison by labels
-ANSWER_BYTES = 64 << 20
 
 Side = str | dict[str, str]  # a trace id, or labels
 

@@ -16,6 +16,7 @@ from traceview.service.sessions import BUDGET
 from traceview.viewer.guard import Timeouts
 
 MAX_UPLOAD = 2 << 30
+ANSWER_BYTES = 64 << 20  # encoded answers kept per open trace (counted in the memory budget)
 T = TypeVar("T")
 
 

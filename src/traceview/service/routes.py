@@ -29,7 +29,7 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.readers.mapping import read_mapping
 from traceview.service.compare import compare_routes
-from traceview.service.config import MAX_UPLOAD, Config, Pools
+from traceview.service.config import ANSWER_BYTES, MAX_UPLOAD, Config, Pools
 from traceview.service.history import Feed, history_routes
 from traceview.service.sessions import Entry, SessionCache
 from traceview.service.store import Store, valid_id
@@ -37,8 +37,6 @@ from traceview.service.trace_routes import trace_routes
 from traceview.service.upload_routes import upload_routes
 from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
 from traceview.viewer.guard import Guard
-
-ANSWER_BYTES = 64 << 20  # encoded answers kept per open trace (counted in the memory budget)
 
 
 def uploads_dir() -> Path:
