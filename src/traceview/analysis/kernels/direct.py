@@ -69,6 +69,34 @@ class Clocks(NamedTuple):
     n: int
 
 
+class Threads(NamedTuple):
+    """What the pass knows of each thread row: `counts` (`kernels.pairing.count`), the
+    methods of its frames open when tracing began (`synth_methods` and their offsets), its
+    slot (-1: not this worker's) and its results (calls, failed, open, unroll)."""
+
+    counts: I64
+    synth_of: I64
+    synth_at: I64
+    slot_of: I64
+    out: I64
+
+
+class Stacks(NamedTuple):
+    """Every thread's stack of open calls, thread `t`'s part `[base[s], base[s] + top[s])`
+    of the columns for its slot `s`: each open call's method, recursion bit, edge row and
+    start on each clock; `on_stack[s * n_methods + m]` counts method `m`'s open calls (empty
+    when the stacks are searched instead)."""
+
+    base: I64
+    top: I64
+    method: I64
+    recursive: npt.NDArray[np.bool_]
+    edge: I64
+    t0: I64
+    t1: I64
+    on_stack: npt.NDArray[np.int32]
+
+
 @njit
 def profile_threads(
     events: tuple[Ints, Ints, Ints],
@@ -85,14 +113,12 @@ def profile_threads(
     thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
     at the end, exited by an unroll)`.
 
-    Thread `t` has slot `s = slot_of[t]` and its stack is `[base[s], base[s] + top[s])` of
-    the stack columns: each open call's method, recursion bit, edge row and start on each
-    clock; `on_stack[s * n_methods + m]` counts method `m`'s open calls when `dense`."""
-    thread, action, method = events
+    The records are counted by `_count` until the edge table is full, then again with twice
+    the room: the table's arrays never change inside the loop over records (an array
+    variable assigned in a loop costs two atomic reference counts per iteration)."""
+    thread = events[0]
     times0, times1, n_clocks = clocks
-    synth_of, synth_at = synth
     n_threads = len(counts)
-    width = 2 * n_methods
     slot_of = np.full(n_threads, -1, dtype=np.int64)
     n_slots = 0
     for t in range(n_threads):
@@ -105,29 +131,77 @@ def profile_threads(
         if s >= 0:
             base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
     height = base[n_slots]
-    st_method = np.empty(height, dtype=np.int64)
-    st_edge = np.empty(height, dtype=np.int64)
-    st_t0 = np.empty(height, dtype=np.int64)
-    st_t1 = np.empty(height, dtype=np.int64)
-    st_rec = np.empty(height, dtype=np.bool_)
-    top = np.zeros(n_slots, dtype=np.int64)
-    on_stack = np.zeros(n_slots * n_methods if dense else 1, dtype=np.int32)
+    stacks = Stacks(
+        base,
+        np.zeros(n_slots, dtype=np.int64),
+        np.empty(height, dtype=np.int64),
+        np.empty(height, dtype=np.bool_),
+        np.empty(height, dtype=np.int64),
+        np.empty(height, dtype=np.int64),
+        np.empty(height, dtype=np.int64),
+        np.zeros(n_slots * n_methods if dense else 0, dtype=np.int32),
+    )
     out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
+    threads = Threads(counts, synth[0], synth[1], slot_of, out)
     table = Table(
         np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
         np.empty((FIRST_EDGES, 2), dtype=np.int64),
         np.zeros((FIRST_EDGES, 3), dtype=np.int64),
     )
-    k = 0
-    n_synth = 0
+    # where `_count` goes on: the next record, then the next open-at-start frame (thread,
+    # depth) and how many are left
+    cursor = np.zeros(4, dtype=np.int64)
     for t in range(n_threads):
         if slot_of[t] >= 0:
-            n_synth += -counts[t, 2]
-    r = -1
-    t = 0
-    d = 0
-    # the frames open when tracing began come first (record -1, entered at the thread's
-    # first record), then every record in file order
+            cursor[3] += -counts[t, 2]
+    k = 0
+    while True:
+        k = _count(events, clocks, threads, stacks, table, k, cursor, n_methods)
+        if cursor[0] >= len(thread):
+            break
+        table = grown(table, k)
+    sums = table.sums
+    top, st_edge, st_t0, st_t1 = stacks.top, stacks.edge, stacks.t0, stacks.t1
+    for t in range(n_threads):  # open at the end: closed by the thread's last record
+        s = slot_of[t]
+        if s < 0 or out[t, 1]:
+            continue
+        last = counts[t, 5]
+        for at in range(base[s] + top[s] - 1, base[s] - 1, -1):
+            edge = st_edge[at]
+            sums[edge, 0] += 1
+            if n_clocks > 0:
+                sums[edge, 1] += times0[last] - st_t0[at]
+            if n_clocks > 1:
+                sums[edge, 2] += times1[last] - st_t1[at]
+            out[t, 0] += 1
+            out[t, 2] += 1
+    return table.keys[:k].copy(), sums[:k].copy(), out
+
+
+@njit
+def _count(
+    events: tuple[Ints, Ints, Ints],
+    clocks: Clocks,
+    threads: Threads,
+    stacks: Stacks,
+    table: Table,
+    k: int,
+    cursor: I64,
+    n_methods: int,
+) -> int:
+    """Count from `cursor` on (see `profile_threads`) until the records end or the table has
+    no room for one more edge; returns the edges then in the table, `cursor` updated (its
+    record past the last when done). The frames open when tracing began come first (record
+    -1, entered at the thread's first record), then every record in file order."""
+    thread, action, method = events
+    times0, times1, n_clocks = clocks
+    counts, synth_of, synth_at, slot_of, out = threads
+    base, top, st_method, st_rec, st_edge, st_t0, st_t1, on_stack = stacks
+    slots, keys, sums = table
+    width = 2 * n_methods
+    dense = len(on_stack) > 0
+    r, t, d, n_synth = cursor[0] - 1, cursor[1], cursor[2], cursor[3]
     while True:
         if n_synth > 0:  # the next open-at-start frame: thread t, depth d
             while slot_of[t] < 0 or d >= -counts[t, 2]:
@@ -135,8 +209,6 @@ def profile_threads(
                 d = 0
             m = synth_of[synth_at[t] + d]
             at_record = counts[t, 4]
-            d += 1
-            n_synth -= 1
             entering = True
         else:
             r += 1
@@ -152,8 +224,13 @@ def profile_threads(
         b = base[s]
         h = top[s]
         if entering:
-            if k + 1 >= len(table.keys):
-                table = grown(table, k)
+            if k + 1 >= len(keys):  # full: `profile_threads` grows the table
+                cursor[0] = r if n_synth == 0 else 0  # the record to count again
+                cursor[1], cursor[2], cursor[3] = t, d, n_synth
+                return k
+            if n_synth > 0:
+                d += 1
+                n_synth -= 1
             caller = -1
             if h > 0:
                 caller = st_method[b + h - 1] * 2 + (1 if st_rec[b + h - 1] else 0)
@@ -167,7 +244,7 @@ def profile_threads(
                         rec = True
                         break
             key = (caller + 1) * width + m * 2 + (1 if rec else 0)
-            edge = row_of(table.slots, table.keys, k, key, t)
+            edge = row_of(slots, keys, k, key, t)
             if edge == k:
                 k += 1
             st_method[b + h] = m
@@ -184,7 +261,6 @@ def profile_threads(
             out[t, 1] = 1
             continue
         edge = st_edge[at]
-        sums = table.sums
         sums[edge, 0] += 1
         if n_clocks > 0:
             sums[edge, 1] += times0[r] - st_t0[at]
@@ -196,19 +272,5 @@ def profile_threads(
         out[t, 0] += 1
         if action[r] == UNROLL_ACTION:
             out[t, 3] += 1
-    sums = table.sums
-    for t in range(n_threads):  # open at the end: closed by the thread's last record
-        s = slot_of[t]
-        if s < 0 or out[t, 1]:
-            continue
-        last = counts[t, 5]
-        for at in range(base[s] + top[s] - 1, base[s] - 1, -1):
-            edge = st_edge[at]
-            sums[edge, 0] += 1
-            if n_clocks > 0:
-                sums[edge, 1] += times0[last] - st_t0[at]
-            if n_clocks > 1:
-                sums[edge, 2] += times1[last] - st_t1[at]
-            out[t, 0] += 1
-            out[t, 2] += 1
-    return table.keys[:k].copy(), sums[:k].copy(), out
+    cursor[0] = len(thread)
+    return k
