@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
@@ -72,7 +73,6 @@ class Session:
         self.default_clock: Clock = default_clock(trace)
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
-        self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
         self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
         # no times at all (an Android 16 all-methods dump): the wall column counts the calls
@@ -89,6 +89,11 @@ class Session:
         self.timings: dict[str, float] = {}  # seconds per engine phase (direct profile)
 
     # -- what every front end shares ---------------------------------------------------------
+
+    @cached_property
+    def thread_records(self) -> I64:
+        """Records per thread row (counted on first use: the one-shot reports never ask)."""
+        return thread_sizes(self.trace.events.thread, len(self.trace.threads))
 
     @property
     def calls(self) -> CallTable:
@@ -113,6 +118,7 @@ class Session:
             calls = self.calls
             if isinstance(self.trace.events, TimeColumns):
                 return
+            _ = self.thread_records  # counted while the thread column is there
             trace = replace(self.trace, events=TimeColumns(self.trace.events))
             # each thread's first and last record stay known (found from the thread column)
             self._calls = replace(calls, trace=trace, thread_events=calls._thread_events)
