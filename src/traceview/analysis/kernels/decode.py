@@ -79,10 +79,12 @@ def ids(
 def times(raw: Ints, rows: Ints, state: tuple[I64, I64, I64], out: I64) -> tuple[int, int]:
     """One clock of a chunk: `raw` u32 µs per record, `rows` their thread rows; `state`: per
     thread row the last unwrapped µs (-1 before its first record), the running maximum and the
-    first raw value, updated. Writes the clamped ns into `out`; returns (wraps, clamped)."""
+    first raw value, updated. Writes the clamped ns into `out` (empty: the state alone is
+    carried); returns (wraps, clamped)."""
     last, cmax, first = state
     wraps = 0
     clamped = 0
+    write = len(out) > 0
     for i in range(len(raw)):
         t = rows[i]
         r = np.int64(raw[i])
@@ -104,5 +106,6 @@ def times(raw: Ints, rows: Ints, state: tuple[I64, I64, I64], out: I64) -> tuple
                 clamped += 1
         last[t] = val
         cmax[t] = top
-        out[i] = top * 1000
+        if write:
+            out[i] = top * 1000
     return wraps, clamped

@@ -9,12 +9,13 @@ clamp each clock, carrying every thread's state into the next chunk. No loop per
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import Diagnostic, method_dtype
+from traceview.model import Diagnostic, method_dtype, thread_index_dtype
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
@@ -22,6 +23,7 @@ I32 = npt.NDArray[np.int32]
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
+_NONE = np.zeros(0, dtype=np.int64)  # no column: a clock whose state alone is carried
 _NATIVE = np.dtype("<u4").isnative  # the compiled pass reads little-endian fields in place
 
 
@@ -49,7 +51,12 @@ class Layout:
 
 
 class RecordDecoder:
-    """Decodes record chunks into event columns sized for `capacity` records."""
+    """Decodes record chunks into event columns sized for `capacity` records.
+
+    `clocks`, when given, names the time columns wanted: the others are not kept when the
+    layout has one of these (each thread's state of a dropped clock is carried only through
+    the first records, which feed the statistical checks, and for the CPU clock when the wall
+    clock is kept: the wall-unit check compares their spans)."""
 
     def __init__(
         self,
@@ -59,16 +66,22 @@ class RecordDecoder:
         method_ids: list[int],
         *,
         dalvik_fill: bool = False,
+        clocks: Collection[str] | None = None,
     ) -> None:
         self.layout = layout
         self.pos = 0
         self.stopped_at: int | None = None  # record index of a Dalvik fill-pattern record
         self.dalvik_fill = dalvik_fill and not layout.wide_ids
-        self.thread = np.empty(capacity, dtype=np.uint16)
+        # thread rows: a byte a record while the rows fit (wider when records add threads)
+        self.thread = np.empty(capacity, dtype=thread_index_dtype(len(thread_ids)))
         # method rows: two bytes a record while the rows fit (a key of < 32,768 methods)
         self.method = np.empty(capacity, dtype=method_dtype(len(method_ids)))
         self.action = np.empty(capacity, dtype=np.uint8)
-        self.times = {c: np.empty(capacity, dtype=np.int64) for c in layout.clocks}
+        kept = [c for c in layout.clocks if clocks is None or c in clocks] or layout.clocks
+        self.times = {c: np.empty(capacity, dtype=np.int64) for c in kept}
+        # the clocks decoded past the first records: the kept ones, and the CPU clock for the
+        # wall-unit check when the wall clock is kept
+        self.carried = [c for c in layout.clocks if c in kept or (c == "cpu" and "wall" in kept)]
         last = len(layout.clocks) - 1
         rows = max(16, len(thread_ids))
         self.clocks = {c: ThreadClock(rows, sample=i == last) for i, c in enumerate(layout.clocks)}
@@ -141,6 +154,8 @@ class RecordDecoder:
             clock.grow(len(self.thread_ids))
             raw = np.ascontiguousarray(rec[f"t{i}"])
             val = clock.apply(raw[order] if order is not None else raw, starts, group_rows)
+            if name not in self.times:
+                continue
             out = self.times[name][s:e]
             if val is None:
                 np.multiply(raw, _THOUSAND, out=out)
@@ -175,10 +190,13 @@ class RecordDecoder:
         self.pos = e
         rows = self.thread[s:e]
         for i, name in enumerate(self.layout.clocks):
+            if name not in self.carried:
+                continue
             clock = self.clocks[name]
             clock.grow(len(self.thread_ids))
             state = (clock.last, clock.cmax, clock.first)
-            wraps, back = decode.times(rec[f"t{i}"], rows, state, self.times[name][s:e])
+            column = self.times[name][s:e] if name in self.times else _NONE
+            wraps, back = decode.times(rec[f"t{i}"], rows, state, column)
             clock.wraps += wraps
             clock.backwards += back
         return True
@@ -194,6 +212,7 @@ class RecordDecoder:
             return None
         new = len(self.thread_ids)
         self.thread_ids.append(tid)
+        self._widen_threads()
         self.tlut[tid] = new
         for clock in self.clocks.values():
             clock.grow(len(self.thread_ids))
@@ -209,12 +228,17 @@ class RecordDecoder:
                 self.thread_ids.append(int(t))
                 self.new_threads.append(int(t))
             rows = self.tlut[tid]
-        if len(self.thread_ids) > 0xFFFF and self.thread.dtype == np.uint16:
-            self.thread = self.thread.astype(np.uint32)
+        self._widen_threads()
         self.thread[s:e] = rows
         small = np.uint8 if len(self.thread_ids) <= 0x100 else np.uint16
         out: np.ndarray = rows.astype(small) if len(self.thread_ids) <= 0x10000 else rows
         return out
+
+    def _widen_threads(self) -> None:
+        """Make the thread column wide enough for every thread row so far."""
+        wider = thread_index_dtype(len(self.thread_ids))
+        if wider.itemsize > self.thread.itemsize:
+            self.thread = self.thread.astype(wider)
 
     def _methods(self, keys: np.ndarray, s: int, e: int) -> None:
         out = self.method[s:e]

@@ -9,6 +9,7 @@ without one (Android 5-7, or pulled mid-trace) are "streaming-nosummary".
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 
 import numpy as np
 
@@ -37,8 +38,9 @@ def sniff(head: bytes) -> bool:
     )
 
 
-def read(src: Source, *, source: str | None = None) -> Trace:
-    """Read a V1 streaming trace (the whole stream is walked in memory)."""
+def read(src: Source, *, source: str | None = None, clocks: Collection[str] | None = None) -> Trace:
+    """Read a V1 streaming trace (the whole stream is walked in memory), keeping the time
+    columns of `clocks` (default every clock)."""
     data = src.whole()
     diags: list[Diagnostic] = []
     hdr = parse_data_header(data[:64], 0, diags)
@@ -173,7 +175,7 @@ def read(src: Source, *, source: str | None = None) -> Trace:
         )
     total = sum(k for _, k in segments)
     records = Source(b"".join(memoryview(data)[o : o + k * rs] for o, k in segments))
-    dec = RecordDecoder(layout, total, list(threads), list(methods))
+    dec = RecordDecoder(layout, total, list(threads), list(methods), clocks=clocks)
     row_names = _decode_with_renames(dec, records, total, renames, diags)
     return finish(
         dec,

@@ -83,7 +83,7 @@ def finish(
     diags.extend(dec.diagnostics())
     times = {c: col[:n] for c, col in dec.times.items()}
     elapsed = elapsed_ns(options)
-    if "cpu" in times and "wall" in times:
+    if "wall" in times and "cpu" in dec.carried:  # (a CPU clock decoded, kept or not)
         cpu_span, wall_span = dec.clocks["cpu"].span(), dec.clocks["wall"].span()
         # Thread CPU time cannot outrun wall time; wall values in ms (the bug) make the CPU
         # spans ~1000x (at most, ~100x for mostly idle threads) the wall spans.
