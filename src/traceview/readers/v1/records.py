@@ -23,7 +23,6 @@ I32 = npt.NDArray[np.int32]
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
-_NONE = np.zeros(0, dtype=np.int64)  # no column: a clock whose state alone is carried
 _NATIVE = np.dtype("<u4").isnative  # the compiled pass reads little-endian fields in place
 
 
@@ -167,39 +166,14 @@ class RecordDecoder:
                     out[order] = val
 
     def _compiled(self, rec: np.ndarray) -> bool:
-        """Decode `rec` with the compiled pass (analysis/kernels/decode.py) when it can: every
+        """Decode `rec` with the compiled passes (readers/v1/compiled.py) when they can: every
         clock's statistical sample is complete, the ids are 4-byte and every id is known
         (else the numpy path decodes the chunk, adding rows for new ids). True when done."""
         if self.layout.wide_ids or not _NATIVE or any(c.wanting for c in self.clocks.values()):
             return False
-        from traceview.analysis.kernels import decode
+        from traceview.readers.v1.compiled import decode_chunk
 
-        s, e = self.pos, self.pos + len(rec)
-        empty = np.zeros(0, dtype=np.int32)
-        methods = (
-            self.mlut if self.mlut is not None else empty,
-            self.mlo,
-            self.sorted_keys,
-            self.sorted_rows,
-        )
-        out = (self.thread[s:e], self.method[s:e], self.action[s:e])
-        done, bad = decode.ids(rec["tid"], rec["mid"], self.tlut, methods, out)
-        if done < len(rec):
-            return False
-        self.bad_actions += bad
-        self.pos = e
-        rows = self.thread[s:e]
-        for i, name in enumerate(self.layout.clocks):
-            if name not in self.carried:
-                continue
-            clock = self.clocks[name]
-            clock.grow(len(self.thread_ids))
-            state = (clock.last, clock.cmax, clock.first)
-            column = self.times[name][s:e] if name in self.times else _NONE
-            wraps, back = decode.times(rec[f"t{i}"], rows, state, column)
-            clock.wraps += wraps
-            clock.backwards += back
-        return True
+        return decode_chunk(self, rec)
 
     def rebind(self, tid: int) -> int | None:
         """Give `tid` a new row for the records fed from now on, when its current row has
