@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from traceview.readers.v1.records import RecordDecoder
 
 PARALLEL = 1 << 16  # records: a smaller chunk is decoded on the calling thread alone
+CORES = os.cpu_count() or 1
 _NONE = np.zeros(0, dtype=np.int64)  # no column: a clock whose state alone is carried
 _POOL: list[ThreadPoolExecutor] = []
 _LOCK = threading.Lock()
@@ -56,7 +57,7 @@ def decode_chunk(dec: RecordDecoder, rec: np.ndarray) -> bool:
         saved.append((clock, tuple(a.copy() for a in state)))
         column = dec.times[name][s:e] if name in dec.times else _NONE
         jobs.append(partial(decode.times, rec[f"t{i}"], rec["tid"], dec.tlut, state, column))
-    together = len(rec) >= PARALLEL and (os.cpu_count() or 1) > 1
+    together = len(rec) >= PARALLEL and CORES > 1
     pending: list[Future[tuple[int, int, int]]] = (
         [_pool().submit(job) for job in jobs] if together else []
     )
