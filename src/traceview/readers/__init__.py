@@ -37,7 +37,7 @@ from traceview.readers.lowoverhead import anr
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
-from traceview.readers.verdict import SAMPLE, judge
+from traceview.readers.verdict import SAMPLE, judge, look
 
 __all__ = ["DEFAULT_MAX_SIZE", "load"]
 
@@ -158,8 +158,9 @@ def _load_path(path: Path, how: _How) -> Trace:
                 raise too_big(src.size, how.max_size)
             return anr.read(src, source=str(path), process=how.process, max_size=how.max_size)
         notes = _clip(src, "file", how.max_size)
+        seen = look(src.read(0, SAMPLE))
         trace = _noted(reader.read(src, source=str(path), clocks=how.clocks), notes)
-        return judge(trace, how.salvage, src.read(0, SAMPLE))
+        return judge(trace, how.salvage, seen)
 
 
 def _check_process(name: str, how: _How) -> None:
@@ -186,8 +187,9 @@ def _load_split(key: Path, data: Path, label: str, how: _How) -> Trace:
     with open_regular(key) as kf, open_regular(data) as df:
         data_src = Source(file=df)
         notes = _clip(data_src, "data file", how.max_size)
+        seen = look(data_src.read(0, SAMPLE))
         trace = split.read_split(Source(file=kf), data_src, source=label, clocks=how.clocks)
-        return judge(_noted(trace, notes), how.salvage, data_src.read(0, SAMPLE))
+        return judge(_noted(trace, notes), how.salvage, seen)
 
 
 def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: int = 0) -> Trace:
@@ -209,5 +211,6 @@ def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: 
     if name == "anr":
         return anr.read(src, source=source, process=how.process, max_size=how.max_size)
     notes = _clip(src, "input", how.max_size)
+    seen = look(src.read(0, SAMPLE))
     trace = _noted(reader.read(src, source=source, clocks=how.clocks), notes)
-    return judge(trace, how.salvage, src.read(0, SAMPLE))
+    return judge(trace, how.salvage, seen)

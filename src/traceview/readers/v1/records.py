@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.model import Diagnostic, method_dtype, thread_index_dtype
+from traceview.readers.summary import guess_sampling
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
@@ -85,6 +86,7 @@ class RecordDecoder:
         rows = max(16, len(thread_ids))
         self.clocks = {c: ThreadClock(rows, sample=i == last) for i, c in enumerate(layout.clocks)}
         self.bad_actions = 0
+        self._sampling: tuple[bool, float | None] | None = None
         # threads: tid -> row table; key tids > 0xFFFF also answer to their low 16 bits
         self.thread_ids = list(thread_ids)
         self.new_threads: list[int] = []
@@ -173,7 +175,16 @@ class RecordDecoder:
             return False
         from traceview.readers.v1.compiled import decode_chunk
 
+        self.sampling()  # now, while the columns are still mostly untouched (its temporaries)
         return decode_chunk(self, rec)
+
+    def sampling(self) -> tuple[bool, float | None]:
+        """(sampled, interval µs) guessed from the last clock's steps over the first records
+        (`summary.guess_sampling`), guessed once."""
+        if self._sampling is None:
+            deltas = self.clocks[self.layout.clocks[-1]].sample_deltas()
+            self._sampling = guess_sampling(deltas) if deltas is not None else (False, None)
+        return self._sampling
 
     def rebind(self, tid: int) -> int | None:
         """Give `tid` a new row for the records fed from now on, when its current row has

@@ -20,7 +20,7 @@ from traceview.model import (
 )
 from traceview.readers.assemble import About, MethodFields, assemble, method_table, thread_table
 from traceview.readers.keytext import KeyText
-from traceview.readers.summary import elapsed_ns, guess_sampling
+from traceview.readers.summary import elapsed_ns
 from traceview.readers.v1.records import RecordDecoder
 
 
@@ -102,8 +102,7 @@ def finish(
                     "CPU time: the 2025 ART unit bug (wall values are ms); wall scaled by 1000",
                 )
             )
-    deltas = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
-    sampled, interval = guess_sampling(deltas) if deltas is not None else (False, None)
+    sampled, interval = dec.sampling()
     thread_col = dec.thread[:n]
     tdtype = thread_index_dtype(len(dec.thread_ids))
     if thread_col.dtype != tdtype:
