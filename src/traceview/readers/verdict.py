@@ -12,6 +12,8 @@ one, a sampled Firefox trace, has 0.5 % of its records on 13 undeclared methods)
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
@@ -29,8 +31,14 @@ _MIN_LF = 32
 REFUSED = frozenset({"missing-header"})  # a reader read it, but only salvage may use it
 
 
-Seen = tuple[str | None, int | None]  # what the file's first bytes say: a cause, its offset
-NOTHING: Seen = (None, None)
+class Seen(NamedTuple):
+    """What the file's first bytes show: the likely cause of damage and its offset."""
+
+    cause: str | None
+    offset: int | None
+
+
+NOTHING = Seen(None, None)
 
 
 def look(sample: bytes) -> Seen:
@@ -39,7 +47,7 @@ def look(sample: bytes) -> Seen:
     temporaries never sit beside the decoded columns."""
     binary, base = _binary_part(sample)
     cause, at = _cause(binary)
-    return cause, (base + at if at is not None else None)
+    return Seen(cause, base + at if at is not None else None)
 
 
 def judge(trace: Trace, salvage: bool, seen: Seen = NOTHING) -> Trace:
