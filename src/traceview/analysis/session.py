@@ -61,7 +61,11 @@ CACHE_VIEWS = 8  # per kind of view: profiles, trees, filtered tables, a room's 
 class Session:
     """A trace plus everything derived from it that is worth keeping between views."""
 
-    def __init__(self, trace: Trace, calls: CallTable | None = None) -> None:
+    def __init__(
+        self, trace: Trace, calls: CallTable | None = None, whole: Profile | None = None
+    ) -> None:
+        """`whole`: the profile of the whole trace, when it was computed as the trace was read
+        (a trace whose records were not kept: analysis/streamed.py)."""
         if range_clock(trace) == "cpu" and len(trace.events):
             # no wall clock: the events also carry the axis reconstructed from their order,
             # the timeline's axis and the clock of time ranges (analysis/axis.py)
@@ -87,6 +91,7 @@ class Session:
         self.gate = Gate()  # the requests being answered: background work waits for none
         self.before_kernels: Callable[[], object] = lambda: None  # see `warm`
         self.timings: dict[str, float] = {}  # seconds per engine phase (direct profile)
+        self._whole = whole
 
     # -- what every front end shares ---------------------------------------------------------
 
@@ -274,13 +279,20 @@ class Session:
         def build() -> Profile:
             whole = q.threads is None and q.time_range is None and not q.my_code
             if whole and self._calls is None:
-                return direct_profile(self.trace, timings=self.timings)
+                return self.whole_profile()
             tr = q.time_range
             rng = (tr.lo, tr.hi) if tr is not None else None
             rc = tr.clock if tr is not None else None
             return profile(self.filtered(q), threads=q.threads, time_range=rng, range_clock=rc)
 
         return self.memo("profile", self._key(q), build)
+
+    def whole_profile(self, clocks: tuple[str, ...] | None = None) -> Profile:
+        """The profile of every thread on `clocks` (default the trace's), computed directly
+        from the events (`analysis.direct`), or the one given when the session was opened."""
+        if self._whole is not None and (clocks is None or set(clocks) <= set(self._whole.clocks)):
+            return self._whole
+        return direct_profile(self.trace, timings=self.timings, clocks=clocks)
 
     def top_down(self, q: Query) -> CallTree:
         """Calls merged by path from the root; with a range each call counts its clipped time

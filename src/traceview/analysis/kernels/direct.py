@@ -1,6 +1,7 @@
 """Compiled (numba) whole-trace profile straight from the events, for `analysis/direct.py`
 (`traceview -r`, `stats`, `info`, `dmtracedump`): no call table, one pass over the records in
-file order, as dmtracedump itself reads them.
+file order, as dmtracedump itself reads them, fed the whole event columns at once or chunk by
+chunk as a reader decodes them (`start`, `feed`, `finish`: nothing is kept of a chunk).
 
 Each thread keeps a stack of its open calls (method, recursion bit, the edge it counts into,
 its start on each clock). An enter finds its edge — (caller bin, callee bin) of the thread, a
@@ -9,8 +10,9 @@ bin being `method * 2 + recursive`, the caller -1 for a root — in the kernels'
 inclusive time on each clock to that edge; a call is recursive when its method is already on
 the thread's stack (counted per thread and method). Frames open when tracing began (exits below
 the stack's bottom, `synth`) are on the stack from the start, their methods known from a first
-look (`synth_methods`), entered at the thread's first record; what is still open at the end is
-closed by its last. A thread whose exit names another method is marked failed and left to the
+look (`kernels.pairing.count_more`), entered at the thread's first record (their start times
+are written when it comes); what is still open at the end is closed by its last (whose times
+the pass keeps). A thread whose exit names another method is marked failed and left to the
 repairing numpy path. The threads are split between workers (`mine`), each reading every record
 and keeping its own.
 """
@@ -32,35 +34,6 @@ ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
 FIRST_EDGES = 1024
 
 
-@njit
-def synth_methods(thread: Ints, action: Ints, method: Ints, counts: I64, at: I64) -> I64:
-    """The methods of the frames open when tracing began: for thread `t`, `out[at[t] + d]` is
-    the method of its frame `d` (0 outermost), the exit that first takes the thread's balance
-    of enters over exits down to `d - s` (`s = -counts[t, 2]` frames)."""
-    out = np.zeros(at[-1], dtype=np.int64)
-    n_threads = len(counts)
-    balance = np.zeros(n_threads, dtype=np.int64)
-    lowest = np.zeros(n_threads, dtype=np.int64)
-    left = 0
-    for t in range(n_threads):
-        left += -counts[t, 2]
-    for r in range(len(thread)):
-        if left == 0:
-            break
-        t = thread[r]
-        if counts[t, 2] == 0:
-            continue
-        if action[r] == ENTER:
-            balance[t] += 1
-        else:
-            balance[t] -= 1
-            if balance[t] < lowest[t]:
-                lowest[t] = balance[t]
-                out[at[t] + (balance[t] - counts[t, 2])] = method[r]
-                left -= 1
-    return out
-
-
 class Clocks(NamedTuple):
     """The events' time columns summed (`n` of them, 0 to 2; a missing one empty)."""
 
@@ -70,15 +43,17 @@ class Clocks(NamedTuple):
 
 
 class Threads(NamedTuple):
-    """What the pass knows of each thread row: `counts` (`kernels.pairing.count`), the
+    """What a pass knows of each thread row: `counts` (`kernels.pairing.count`), the
     methods of its frames open when tracing began (`synth_methods` and their offsets), its
-    slot (-1: not this worker's) and its results (calls, failed, open, unroll)."""
+    slot (-1: not this worker's), its results (calls, failed, open, unroll) and `ends`: the
+    times of its first record on each clock, then of its last (written as they come)."""
 
     counts: I64
     synth_of: I64
     synth_at: I64
     slot_of: I64
     out: I64
+    ends: I64
 
 
 class Stacks(NamedTuple):
@@ -97,27 +72,23 @@ class Stacks(NamedTuple):
     on_stack: npt.NDArray[np.int32]
 
 
-@njit
-def profile_threads(
-    events: tuple[Ints, Ints, Ints],
-    clocks: Clocks,
-    counts: I64,
-    mine: npt.NDArray[np.bool_],
-    synth: tuple[I64, I64],
-    n_methods: int,
-    dense: bool,
-) -> tuple[I64, I64, I64]:
-    """The edges of the threads marked in `mine` (events: thread, action, method columns;
-    counts: `kernels.pairing.count`; synth: `synth_methods` and its offsets; `dense`: count
-    each thread's open calls per method, else search the stack). Returns the edges' (key,
-    thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
-    at the end, exited by an unroll)`.
+class Walk(NamedTuple):
+    """One worker's pass: its threads, their stacks and where it is (`cursor`: the edges
+    counted, the next record of the chunk, then the next open-at-start frame to enter
+    (thread, depth) and how many are left)."""
 
-    The records are counted by `_count` until the edge table is full, then again with twice
-    the room: the table's arrays never change inside the loop over records (an array
-    variable assigned in a loop costs two atomic reference counts per iteration)."""
-    thread = events[0]
-    times0, times1, n_clocks = clocks
+    threads: Threads
+    stacks: Stacks
+    cursor: I64
+
+
+@njit
+def start(
+    counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int, dense: bool
+) -> Walk:
+    """A pass over the threads marked in `mine` (counts: `kernels.pairing.count` of every
+    record; synth: `synth_methods` and its offsets; `dense`: count each thread's open calls
+    per method, else search the stack), before its first record."""
     n_threads = len(counts)
     slot_of = np.full(n_threads, -1, dtype=np.int64)
     n_slots = 0
@@ -126,10 +97,12 @@ def profile_threads(
             slot_of[t] = n_slots
             n_slots += 1
     base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
+    cursor = np.zeros(5, dtype=np.int64)
     for t in range(n_threads):
         s = slot_of[t]
         if s >= 0:
             base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
+            cursor[4] += -counts[t, 2]
     height = base[n_slots]
     stacks = Stacks(
         base,
@@ -137,45 +110,72 @@ def profile_threads(
         np.empty(height, dtype=np.int64),
         np.empty(height, dtype=np.bool_),
         np.empty(height, dtype=np.int64),
-        np.empty(height, dtype=np.int64),
-        np.empty(height, dtype=np.int64),
+        np.zeros(height, dtype=np.int64),
+        np.zeros(height, dtype=np.int64),
         np.zeros(n_slots * n_methods if dense else 0, dtype=np.int32),
     )
     out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
-    threads = Threads(counts, synth[0], synth[1], slot_of, out)
-    table = Table(
+    ends = np.zeros((n_threads, 4), dtype=np.int64)
+    return Walk(Threads(counts, synth[0], synth[1], slot_of, out, ends), stacks, cursor)
+
+
+@njit
+def first_table() -> Table:
+    """An empty edge table: rows (key, thread) and sums (calls, time on each clock)."""
+    return Table(
         np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
         np.empty((FIRST_EDGES, 2), dtype=np.int64),
         np.zeros((FIRST_EDGES, 3), dtype=np.int64),
     )
-    # where `_count` goes on: the next record, then the next open-at-start frame (thread,
-    # depth) and how many are left
-    cursor = np.zeros(4, dtype=np.int64)
-    for t in range(n_threads):
-        if slot_of[t] >= 0:
-            cursor[3] += -counts[t, 2]
-    k = 0
+
+
+@njit
+def feed(
+    events: tuple[Ints, Ints, Ints],
+    clocks: Clocks,
+    offset: int,
+    walk: Walk,
+    table: Table,
+    n_methods: int,
+) -> Table:
+    """Count the next records (events: thread, action, method columns of records `offset`...
+    of the trace, `clocks` their times) into `table`; returns the table (grown when full).
+
+    `_count` counts until the chunk ends or the table is full, then again with twice the
+    room: the table's arrays never change inside the loop over records (an array variable
+    assigned in a loop costs two atomic reference counts per iteration)."""
+    cursor = walk.cursor
+    cursor[1] = 0
     while True:
-        k = _count(events, clocks, threads, stacks, table, k, cursor, n_methods)
-        if cursor[0] >= len(thread):
-            break
-        table = grown(table, k)
+        _count(events, clocks, offset, walk, table, n_methods)
+        if cursor[1] >= len(events[0]) and cursor[4] == 0:
+            return table
+        table = grown(table, cursor[0])
+
+
+@njit
+def finish(walk: Walk, table: Table, n_clocks: int) -> tuple[I64, I64, I64]:
+    """Close what is still open by each thread's last record; returns the edges' (key,
+    thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
+    at the end, exited by an unroll)`."""
+    out, ends, slot_of = walk.threads.out, walk.threads.ends, walk.threads.slot_of
+    stacks = walk.stacks
+    base, top, st_edge, st_t0, st_t1 = stacks.base, stacks.top, stacks.edge, stacks.t0, stacks.t1
     sums = table.sums
-    top, st_edge, st_t0, st_t1 = stacks.top, stacks.edge, stacks.t0, stacks.t1
-    for t in range(n_threads):  # open at the end: closed by the thread's last record
+    for t in range(len(out)):
         s = slot_of[t]
         if s < 0 or out[t, 1]:
             continue
-        last = counts[t, 5]
         for at in range(base[s] + top[s] - 1, base[s] - 1, -1):
             edge = st_edge[at]
             sums[edge, 0] += 1
             if n_clocks > 0:
-                sums[edge, 1] += times0[last] - st_t0[at]
+                sums[edge, 1] += ends[t, 2] - st_t0[at]
             if n_clocks > 1:
-                sums[edge, 2] += times1[last] - st_t1[at]
+                sums[edge, 2] += ends[t, 3] - st_t1[at]
             out[t, 0] += 1
             out[t, 2] += 1
+    k = walk.cursor[0]
     return table.keys[:k].copy(), sums[:k].copy(), out
 
 
@@ -183,32 +183,30 @@ def profile_threads(
 def _count(
     events: tuple[Ints, Ints, Ints],
     clocks: Clocks,
-    threads: Threads,
-    stacks: Stacks,
+    offset: int,
+    walk: Walk,
     table: Table,
-    k: int,
-    cursor: I64,
     n_methods: int,
-) -> int:
-    """Count from `cursor` on (see `profile_threads`) until the records end or the table has
-    no room for one more edge; returns the edges then in the table, `cursor` updated (its
-    record past the last when done). The frames open when tracing began come first (record
-    -1, entered at the thread's first record), then every record in file order."""
+) -> None:
+    """Count from `walk.cursor` on until the chunk ends or the table has no room for one
+    more edge (`feed`). The frames open when tracing began come first (before the first
+    record), then every record in file order; a thread's first record gives its open-at-start
+    frames their start."""
     thread, action, method = events
     times0, times1, n_clocks = clocks
-    counts, synth_of, synth_at, slot_of, out = threads
-    base, top, st_method, st_rec, st_edge, st_t0, st_t1, on_stack = stacks
+    counts, synth_of, synth_at, slot_of, out, ends = walk.threads
+    base, top, st_method, st_rec, st_edge, st_t0, st_t1, on_stack = walk.stacks
+    cursor = walk.cursor
     slots, keys, sums = table
     width = 2 * n_methods
     dense = len(on_stack) > 0
-    r, t, d, n_synth = cursor[0] - 1, cursor[1], cursor[2], cursor[3]
+    k, r, t, d, n_synth = cursor[0], cursor[1] - 1, cursor[2], cursor[3], cursor[4]
     while True:
         if n_synth > 0:  # the next open-at-start frame: thread t, depth d
             while slot_of[t] < 0 or d >= -counts[t, 2]:
                 t += 1
                 d = 0
             m = synth_of[synth_at[t] + d]
-            at_record = counts[t, 4]
             entering = True
         else:
             r += 1
@@ -218,16 +216,33 @@ def _count(
             if slot_of[t] < 0 or out[t, 1]:
                 continue
             m = method[r]
-            at_record = r
             entering = action[r] == ENTER
+            g = offset + r
+            if g == counts[t, 4]:  # the first record: the open-at-start frames begin
+                lo = base[slot_of[t]]
+                for i in range(lo, lo - counts[t, 2]):
+                    if n_clocks > 0:
+                        st_t0[i] = times0[r]
+                    if n_clocks > 1:
+                        st_t1[i] = times1[r]
+                if n_clocks > 0:
+                    ends[t, 0] = times0[r]
+                if n_clocks > 1:
+                    ends[t, 1] = times1[r]
+            if g == counts[t, 5]:
+                if n_clocks > 0:
+                    ends[t, 2] = times0[r]
+                if n_clocks > 1:
+                    ends[t, 3] = times1[r]
         s = slot_of[t]
         b = base[s]
         h = top[s]
         if entering:
-            if k + 1 >= len(keys):  # full: `profile_threads` grows the table
-                cursor[0] = r if n_synth == 0 else 0  # the record to count again
-                cursor[1], cursor[2], cursor[3] = t, d, n_synth
-                return k
+            if k + 1 >= len(keys):  # full: `feed` grows the table, then this record comes again
+                cursor[0], cursor[1], cursor[2], cursor[3], cursor[4] = k, r, t, d, n_synth
+                if n_synth > 0:
+                    cursor[1] = 0  # (before the first record)
+                return
             if n_synth > 0:
                 d += 1
                 n_synth -= 1
@@ -250,10 +265,11 @@ def _count(
             st_method[b + h] = m
             st_rec[b + h] = rec
             st_edge[b + h] = edge
-            if n_clocks > 0:
-                st_t0[b + h] = times0[at_record]
-            if n_clocks > 1:
-                st_t1[b + h] = times1[at_record]
+            if r >= 0:  # (an open-at-start frame's start is written at the first record)
+                if n_clocks > 0:
+                    st_t0[b + h] = times0[r]
+                if n_clocks > 1:
+                    st_t1[b + h] = times1[r]
             top[s] = h + 1
             continue
         at = b + h - 1
@@ -272,5 +288,4 @@ def _count(
         out[t, 0] += 1
         if action[r] == UNROLL_ACTION:
             out[t, 3] += 1
-    cursor[0] = len(thread)
-    return k
+    cursor[0], cursor[1], cursor[4] = k, len(thread), 0

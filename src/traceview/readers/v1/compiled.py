@@ -42,7 +42,7 @@ def decode_chunk(dec: RecordDecoder, rec: np.ndarray) -> bool:
     when a record names a thread or method id `dec`'s tables do not know."""
     from traceview.analysis.kernels import decode
 
-    s, e = dec.pos, dec.pos + len(rec)
+    s, e = dec.row, dec.row + len(rec)
     empty = np.zeros(0, dtype=np.int32)
     mlut = dec.mlut if dec.mlut is not None else empty
     methods = (mlut, dec.mlo, dec.sorted_keys, dec.sorted_rows)
@@ -75,5 +75,6 @@ def decode_chunk(dec: RecordDecoder, rec: np.ndarray) -> bool:
     for (clock, _), (_, wraps, back) in zip(saved, found, strict=True):
         clock.wraps += wraps
         clock.backwards += back
-    dec.pos = e
+    dec.pos += len(rec)
+    dec.row = e
     return True

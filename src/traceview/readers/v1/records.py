@@ -9,18 +9,20 @@ clamp each clock, carrying every thread's state into the next chunk. No loop per
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import Diagnostic, method_dtype, thread_index_dtype
+from traceview.model import EventTable, method_dtype, thread_index_dtype
+from traceview.readers.source import CHUNK_BYTES
 from traceview.readers.summary import guess_sampling
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+Sink = Callable[[int, EventTable], bool]  # (first record's index, its chunk) -> go on
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
@@ -53,10 +55,14 @@ class Layout:
 class RecordDecoder:
     """Decodes record chunks into event columns sized for `capacity` records.
 
-    `clocks`, when given, names the time columns wanted: the others are not kept when the
-    layout has one of these (each thread's state of a dropped clock is carried only through
+    `clocks`, when given, names the time columns wanted (none when empty): the others are not
+    kept when the layout has one of these (a dropped clock's state is carried only through
     the first records, which feed the statistical checks, and for the CPU clock when the wall
-    clock is kept: the wall-unit check compares their spans)."""
+    clock is kept: the wall-unit check compares their spans).
+
+    `sink`, when given, receives each chunk as it is decoded (the index of its first record
+    and its columns, valid until the next chunk) and nothing is kept: the columns are one
+    chunk long. It returns False to stop the decoding (`halted`)."""
 
     def __init__(
         self,
@@ -67,9 +73,15 @@ class RecordDecoder:
         *,
         dalvik_fill: bool = False,
         clocks: Collection[str] | None = None,
+        sink: Sink | None = None,
     ) -> None:
         self.layout = layout
-        self.pos = 0
+        self.sink = sink
+        self.halted = False
+        if sink is not None:
+            capacity = min(capacity, max(1, CHUNK_BYTES // layout.record_size))
+        self.pos = 0  # records decoded
+        self.row = 0  # the columns' next row (records not yet handed to the sink)
         self.stopped_at: int | None = None  # record index of a Dalvik fill-pattern record
         self.dalvik_fill = dalvik_fill and not layout.wide_ids
         # thread rows: a byte a record while the rows fit (wider when records add threads)
@@ -77,14 +89,18 @@ class RecordDecoder:
         # method rows: two bytes a record while the rows fit (a key of < 32,768 methods)
         self.method = np.empty(capacity, dtype=method_dtype(len(method_ids)))
         self.action = np.empty(capacity, dtype=np.uint8)
-        kept = [c for c in layout.clocks if clocks is None or c in clocks] or layout.clocks
+        kept = [c for c in layout.clocks if clocks is None or c in clocks]
+        if not kept and clocks:  # none of the clocks asked for: every one
+            kept = list(layout.clocks)
         self.times = {c: np.empty(capacity, dtype=np.int64) for c in kept}
         # the clocks decoded past the first records: the kept ones, and the CPU clock for the
         # wall-unit check when the wall clock is kept
         self.carried = [c for c in layout.clocks if c in kept or (c == "cpu" and "wall" in kept)]
         last = len(layout.clocks) - 1
         rows = max(16, len(thread_ids))
-        self.clocks = {c: ThreadClock(rows, sample=i == last) for i, c in enumerate(layout.clocks)}
+        # the statistical sample of steps, from the last clock: not when no time is kept
+        sample = [i == last and bool(kept) for i in range(last + 1)]
+        self.clocks = {c: ThreadClock(rows, sample=sample[i]) for i, c in enumerate(layout.clocks)}
         self.bad_actions = 0
         self._sampling: tuple[bool, float | None] | None = None
         # threads: tid -> row table; key tids > 0xFFFF also answer to their low 16 bits
@@ -116,7 +132,7 @@ class RecordDecoder:
 
     def feed(self, rec: np.ndarray) -> None:
         """Decode the structured record array `rec` into the next rows of the columns."""
-        if self.stopped_at is not None or not len(rec):
+        if self.stopped_at is not None or self.halted or not len(rec):
             return
         if self.dalvik_fill:
             fill = np.flatnonzero(rec["mid"] == _FILL)
@@ -125,12 +141,27 @@ class RecordDecoder:
                 rec = rec[: fill[0]]
                 if not len(rec):
                     return
-        if self._compiled(rec):
-            return
+        if not self._compiled(rec):
+            self._decode(rec)
+        if self.sink is not None:
+            n, self.row = self.row, 0
+            times = {c: col[:n] for c, col in self.times.items()}
+            chunk = EventTable(
+                self.thread[:n],
+                self.method[:n],
+                self.action[:n],
+                times.get("cpu"),
+                times.get("wall"),
+            )
+            self.halted = not self.sink(self.pos - n, chunk)
+
+    def _decode(self, rec: np.ndarray) -> None:
+        """The numpy decoding of `rec` (see the module docstring)."""
         mval = np.ascontiguousarray(rec["mid"])
         n = len(rec)
-        s, e = self.pos, self.pos + n
-        self.pos = e
+        s, e = self.row, self.row + n
+        self.pos += n
+        self.row = e
         rows = self._threads(np.ascontiguousarray(rec["tid"]), s, e)
         act = self.action[s:e]
         np.bitwise_and(mval, 3, out=act, casting="unsafe")
@@ -268,35 +299,3 @@ class RecordDecoder:
         all_rows = np.concatenate([self.sorted_rows, rows.astype(np.int32)])
         order = np.argsort(all_keys, kind="stable")
         self.sorted_keys, self.sorted_rows = all_keys[order], all_rows[order]
-
-    def diagnostics(self) -> list[Diagnostic]:
-        """What the decoding repaired or noticed."""
-        wraps = sum(c.wraps for c in self.clocks.values())
-        backwards = sum(c.backwards for c in self.clocks.values())
-        found = [
-            (
-                "clock-wrap",
-                wraps,
-                f"the 32-bit µs clock wrapped {wraps} time(s) within threads (traces longer "
-                "than 71.6 min); unwrapped",
-            ),
-            (
-                "time-backwards",
-                backwards,
-                f"{backwards} time value(s) are earlier than the previous record of their "
-                "thread; clamped to the previous time",
-            ),
-            (
-                "bad-action",
-                self.bad_actions,
-                f"{self.bad_actions} record(s) have action 3 (unused); read as exits, "
-                "as dmtracedump does",
-            ),
-            (
-                "truncated-thread-id",
-                self.truncated_tids,
-                f"{self.truncated_tids} thread id(s) of the key exceed 16 bits; records with "
-                "the low 16 bits of such an id are attributed to it",
-            ),
-        ]
-        return [Diagnostic(code, text, count=n) for code, n, text in found if n]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from traceview.model import Diagnostic, Trace
 from traceview.readers.source import Source
+from traceview.readers.v1.records import Sink
 from traceview.readers.v1.regular import read_data, read_key
 
 
@@ -40,9 +41,10 @@ def read_split(
     *,
     source: str | None = None,
     clocks: Collection[str] | None = None,
+    sink: Sink | None = None,
 ) -> Trace:
     """Read a key file and its data file as one trace (variant "split"), keeping the time
-    columns of `clocks` (default every clock)."""
+    columns of `clocks` (default every clock), or handing the records to `sink`."""
     diags: list[Diagnostic] = []
     key = read_key(key_src, diags)
     extra = key_src.read(key.end, 16)
@@ -55,7 +57,9 @@ def read_split(
                 count=key_src.size - key.end,
             )
         )
-    return read_data(data_src, 0, key, variant="split", diags=diags, source=source, clocks=clocks)
+    return read_data(
+        data_src, 0, key, variant="split", diags=diags, source=source, clocks=clocks, sink=sink
+    )
 
 
 def sniff(head: bytes) -> bool:
