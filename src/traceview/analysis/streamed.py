@@ -4,7 +4,8 @@ the memory of one chunk instead of the event columns.
 
 Two reads of the file: the first (`FirstLook`) counts each thread's records and finds the
 frames open when tracing began (`kernels.pairing.count_more`); the second (`Pass`) feeds every
-chunk to the direct profile's compiled pass (kernels/direct.py) on each worker. The result
+chunk to the direct profile's compiled pass (kernels/direct.py) on each worker. Both work on
+a chunk on threads of their own while the reader decodes the next (`Behind`). The result
 equals `direct_profile` of the trace read whole (tests/analysis/test_streamed.py). A thread
 whose exit names another method needs its records for the numpy repair: `Pass.profile` then
 says None, and the command reads the trace whole.
@@ -13,7 +14,9 @@ says None, and the command reads the trace whole.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +37,32 @@ I64 = npt.NDArray[np.int64]
 _NONE = np.zeros(0, dtype=np.int64)
 
 
+class Behind:
+    """Work on one chunk while the reader decodes the next (its columns stay valid until the
+    next chunk but one, `RecordDecoder`): each chunk's jobs start once the last chunk's are
+    done, on threads of their own."""
+
+    def __init__(self, threads: int) -> None:
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="traceview-pass")
+        self.pending: list[Future[object]] = []
+
+    def start(self, jobs: list[Callable[[], object]]) -> None:
+        """Wait for the last chunk's jobs, then start these."""
+        self.wait()
+        self.pending = [self.pool.submit(job) for job in jobs]
+
+    def wait(self) -> list[object]:
+        """The last chunk's jobs' results, once done (their errors raised here)."""
+        done = [job.result() for job in self.pending]
+        self.pending = []
+        return done
+
+    def close(self) -> None:
+        """Wait, then let the threads go."""
+        self.wait()
+        self.pool.shutdown()
+
+
 class FirstLook:
     """The first read's sink: each thread's counts (`kernels.pairing.count`'s rows) and the
     exits that take a thread's balance to a new lowest (its frames open when tracing began)."""
@@ -42,11 +71,13 @@ class FirstLook:
         self.counts = new_counts(0)
         self.lows: list[I64] = []
         self._room = np.zeros((0, 2), dtype=np.int64)
+        self._behind = Behind(1)
 
     def __call__(self, offset: int, ev: EventTable) -> bool:
         """Count the chunk of records `offset`...; always goes on."""
         from traceview.analysis.kernels import pairing
 
+        self._keep(self._behind.wait())
         if not len(ev):
             return True
         rows = int(ev.thread.max()) + 1
@@ -54,15 +85,21 @@ class FirstLook:
             self.counts = np.concatenate([self.counts, new_counts(rows - len(self.counts))])
         if len(self._room) < len(ev):
             self._room = np.zeros((len(ev), 2), dtype=np.int64)
-        events = (ev.thread, ev.action, ev.method)
-        n = pairing.count_more(events, offset, self.counts, self._room)
-        if n:
-            self.lows.append(self._room[:n].copy())
+        events, counts, room = (ev.thread, ev.action, ev.method), self.counts, self._room
+        self._behind.start([lambda: pairing.count_more(events, offset, counts, room)])
         return True
+
+    def _keep(self, found: list[object]) -> None:
+        for n in found:
+            assert isinstance(n, int)
+            if n:
+                self.lows.append(self._room[:n].copy())
 
     def result(self, n_threads: int) -> tuple[I64, tuple[I64, I64]]:
         """The counts of `n_threads` thread rows, and the methods of the frames open when
         tracing began with their offsets (`direct.open_at_start`)."""
+        self._keep(self._behind.wait())
+        self._behind.close()
         counts = np.concatenate([self.counts, new_counts(n_threads - len(self.counts))])
         lows = np.concatenate(self.lows) if self.lows else np.zeros((0, 2), dtype=np.int64)
         return counts, open_at_start(lows, counts)
@@ -86,7 +123,7 @@ class Pass:
         ]
         self.tables = [kernels.first_table() for _ in groups]
         self.seconds = [0.0] * len(groups)
-        self.pool = ThreadPoolExecutor(len(groups) - 1) if len(groups) > 1 else None
+        self._behind = Behind(len(groups))
 
     def __call__(self, offset: int, ev: EventTable) -> bool:
         """Count the chunk of records `offset`... on every worker; always goes on."""
@@ -102,12 +139,7 @@ class Pass:
             self.tables[i] = kernels.feed(events, columns, offset, walk, table, self.n_methods)
             self.seconds[i] += time.perf_counter() - began
 
-        others = (
-            [self.pool.submit(count, i) for i in range(1, len(self.walks))] if self.pool else []
-        )
-        count(0)
-        for job in others:
-            job.result()
+        self._behind.start([partial(count, i) for i in range(len(self.walks))])
         return True
 
     def profile(self, trace: Trace) -> Profile | None:
@@ -116,8 +148,7 @@ class Pass:
         the records)."""
         from traceview.analysis.kernels import direct as kernels
 
-        if self.pool is not None:
-            self.pool.shutdown()
+        self._behind.close()
         clocks = trace.clocks
         found: list[Found] = [
             (*kernels.finish(w, t, len(clocks)), s)

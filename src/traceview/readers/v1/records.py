@@ -23,6 +23,7 @@ from traceview.readers.v1.clocks import ThreadClock
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 Sink = Callable[[int, EventTable], bool]  # (first record's index, its chunk) -> go on
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
@@ -61,8 +62,9 @@ class RecordDecoder:
     clock is kept: the wall-unit check compares their spans).
 
     `sink`, when given, receives each chunk as it is decoded (the index of its first record
-    and its columns, valid until the next chunk) and nothing is kept: the columns are one
-    chunk long. It returns False to stop the decoding (`halted`)."""
+    and its columns) and nothing is kept: two sets of columns one chunk long take turns, so a
+    chunk's stay valid until the next but one (a sink may work on one chunk while the next is
+    decoded). It returns False to stop the decoding (`halted`)."""
 
     def __init__(
         self,
@@ -103,6 +105,7 @@ class RecordDecoder:
         self.clocks = {c: ThreadClock(rows, sample=sample[i]) for i, c in enumerate(layout.clocks)}
         self.bad_actions = 0
         self._sampling: tuple[bool, float | None] | None = None
+        self._spare: Columns | None = None  # (a sink's) the other set of columns
         # threads: tid -> row table; key tids > 0xFFFF also answer to their low 16 bits
         self.thread_ids = list(thread_ids)
         self.new_threads: list[int] = []
@@ -146,14 +149,24 @@ class RecordDecoder:
         if self.sink is not None:
             n, self.row = self.row, 0
             times = {c: col[:n] for c, col in self.times.items()}
-            chunk = EventTable(
-                self.thread[:n],
-                self.method[:n],
-                self.action[:n],
-                times.get("cpu"),
-                times.get("wall"),
-            )
+            cpu, wall = times.get("cpu"), times.get("wall")
+            chunk = EventTable(self.thread[:n], self.method[:n], self.action[:n], cpu, wall)
+            self._swap()
             self.halted = not self.sink(self.pos - n, chunk)
+
+    def _swap(self) -> None:
+        """Decode the next chunk into the other set of columns (made alike when the rows
+        outgrew its dtypes)."""
+        spare = self._spare
+        if spare is None or (spare[0].dtype, spare[1].dtype) != (
+            self.thread.dtype,
+            self.method.dtype,
+        ):
+            like = np.empty_like
+            times = {c: like(col) for c, col in self.times.items()}
+            spare = (like(self.thread), like(self.method), like(self.action), times)
+        self._spare = (self.thread, self.method, self.action, self.times)
+        self.thread, self.method, self.action, self.times = spare
 
     def _decode(self, rec: np.ndarray) -> None:
         """The numpy decoding of `rec` (see the module docstring)."""
@@ -217,23 +230,6 @@ class RecordDecoder:
             self._sampling = guess_sampling(deltas) if deltas is not None else (False, None)
         return self._sampling
 
-    def rebind(self, tid: int) -> int | None:
-        """Give `tid` a new row for the records fed from now on, when its current row has
-        records (the VM reused the id); returns the new row, or None when the current row
-        has no records yet (nothing to keep apart)."""
-        row = int(self.tlut[tid])
-        if row >= 0 and not any(
-            row < len(c.last) and c.last[row] >= 0 for c in self.clocks.values()
-        ):
-            return None
-        new = len(self.thread_ids)
-        self.thread_ids.append(tid)
-        self._widen_threads()
-        self.tlut[tid] = new
-        for clock in self.clocks.values():
-            clock.grow(len(self.thread_ids))
-        return new
-
     def _threads(self, tid: np.ndarray, s: int, e: int) -> np.ndarray:
         """Thread rows of `tid` (uint8 when < 256 rows: the sort is then one radix pass)."""
         rows = self.tlut[tid]
@@ -244,13 +240,13 @@ class RecordDecoder:
                 self.thread_ids.append(int(t))
                 self.new_threads.append(int(t))
             rows = self.tlut[tid]
-        self._widen_threads()
+        self.widen_threads()
         self.thread[s:e] = rows
         small = np.uint8 if len(self.thread_ids) <= 0x100 else np.uint16
         out: np.ndarray = rows.astype(small) if len(self.thread_ids) <= 0x10000 else rows
         return out
 
-    def _widen_threads(self) -> None:
+    def widen_threads(self) -> None:
         """Make the thread column wide enough for every thread row so far."""
         wider = thread_index_dtype(len(self.thread_ids))
         if wider.itemsize > self.thread.itemsize:

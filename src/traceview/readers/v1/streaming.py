@@ -216,7 +216,7 @@ def _decode_with_renames(
         if tid < 0:
             break
         later = tids is not None and bool(np.any(tids[at:] == tid))
-        row = dec.rebind(tid) if later else None
+        row = rebind(dec, tid) if later else None
         if row is None:
             row = int(dec.tlut[tid])
             renamed += 1
@@ -261,3 +261,19 @@ def _run_length(data: bytes, pos: int, rs: int, avail: int) -> int:
         done += c
         window = min(window * 8, 1 << 20)
     return avail
+
+
+def rebind(dec: RecordDecoder, tid: int) -> int | None:
+    """Give `tid` a new row for the records fed from now on, when its current row has records
+    (the VM reused the id); returns the new row, or None when the current row has no records
+    yet (nothing to keep apart)."""
+    row = int(dec.tlut[tid])
+    if row >= 0 and not any(row < len(c.last) and c.last[row] >= 0 for c in dec.clocks.values()):
+        return None
+    new = len(dec.thread_ids)
+    dec.thread_ids.append(tid)
+    dec.widen_threads()
+    dec.tlut[tid] = new
+    for clock in dec.clocks.values():
+        clock.grow(len(dec.thread_ids))
+    return new
