@@ -19,11 +19,12 @@ and keeping its own.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Clocks, Stacks, Threads, Walk
 from traceview.analysis.kernels.hashing import Table, grown, row_of
 from traceview.analysis.kernels.jit import njit
 
@@ -32,54 +33,6 @@ Ints = npt.NDArray[Any]
 
 ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
 FIRST_EDGES = 1024
-
-
-class Clocks(NamedTuple):
-    """The events' time columns summed (`n` of them, 0 to 2; a missing one empty)."""
-
-    times0: I64
-    times1: I64
-    n: int
-
-
-class Threads(NamedTuple):
-    """What a pass knows of each thread row: `counts` (`kernels.pairing.count`), the
-    methods of its frames open when tracing began (`synth_methods` and their offsets), its
-    slot (-1: not this worker's), its results (calls, failed, open, unroll) and `ends`: the
-    times of its first record on each clock, then of its last (written as they come)."""
-
-    counts: I64
-    synth_of: I64
-    synth_at: I64
-    slot_of: I64
-    out: I64
-    ends: I64
-
-
-class Stacks(NamedTuple):
-    """Every thread's stack of open calls, thread `t`'s part `[base[s], base[s] + top[s])`
-    of the columns for its slot `s`: each open call's method, recursion bit, edge row and
-    start on each clock; `on_stack[s * n_methods + m]` counts method `m`'s open calls (empty
-    when the stacks are searched instead)."""
-
-    base: I64
-    top: I64
-    method: I64
-    recursive: npt.NDArray[np.bool_]
-    edge: I64
-    t0: I64
-    t1: I64
-    on_stack: npt.NDArray[np.int32]
-
-
-class Walk(NamedTuple):
-    """One worker's pass: its threads, their stacks and where it is (`cursor`: the edges
-    counted, the next record of the chunk, then the next open-at-start frame to enter
-    (thread, depth) and how many are left)."""
-
-    threads: Threads
-    stacks: Stacks
-    cursor: I64
 
 
 @njit
@@ -97,12 +50,16 @@ def start(
             slot_of[t] = n_slots
             n_slots += 1
     base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
-    cursor = np.zeros(5, dtype=np.int64)
+    cursor = np.zeros(6, dtype=np.int64)
+    marks = np.full(2 * n_slots + 1, np.iinfo(np.int64).max, dtype=np.int64)
     for t in range(n_threads):
         s = slot_of[t]
         if s >= 0:
             base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
             cursor[4] += -counts[t, 2]
+            marks[2 * s] = counts[t, 4]
+            marks[2 * s + 1] = counts[t, 5]
+    marks.sort()
     height = base[n_slots]
     stacks = Stacks(
         base,
@@ -116,7 +73,8 @@ def start(
     )
     out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
     ends = np.zeros((n_threads, 4), dtype=np.int64)
-    return Walk(Threads(counts, synth[0], synth[1], slot_of, out, ends), stacks, cursor)
+    threads = Threads(counts, synth[0], synth[1], slot_of, out, ends, marks)
+    return Walk(threads, stacks, cursor)
 
 
 @njit
@@ -194,13 +152,15 @@ def _count(
     frames their start."""
     thread, action, method = events
     times0, times1, n_clocks = clocks
-    counts, synth_of, synth_at, slot_of, out, ends = walk.threads
+    counts, synth_of, synth_at, slot_of, out, _, marks = walk.threads
     base, top, st_method, st_rec, st_edge, st_t0, st_t1, on_stack = walk.stacks
     cursor = walk.cursor
     slots, keys, sums = table
     width = 2 * n_methods
     dense = len(on_stack) > 0
     k, r, t, d, n_synth = cursor[0], cursor[1] - 1, cursor[2], cursor[3], cursor[4]
+    mark = cursor[5]
+    upcoming = marks[mark]  # the next first or last record of a thread of this worker
     while True:
         if n_synth > 0:  # the next open-at-start frame: thread t, depth d
             while slot_of[t] < 0 or d >= -counts[t, 2]:
@@ -213,33 +173,23 @@ def _count(
             if r >= len(thread):
                 break
             t = thread[r]
-            if slot_of[t] < 0 or out[t, 1]:
+            if slot_of[t] < 0:
                 continue
             m = method[r]
             entering = action[r] == ENTER
             g = offset + r
-            if g == counts[t, 4]:  # the first record: the open-at-start frames begin
-                lo = base[slot_of[t]]
-                for i in range(lo, lo - counts[t, 2]):
-                    if n_clocks > 0:
-                        st_t0[i] = times0[r]
-                    if n_clocks > 1:
-                        st_t1[i] = times1[r]
-                if n_clocks > 0:
-                    ends[t, 0] = times0[r]
-                if n_clocks > 1:
-                    ends[t, 1] = times1[r]
-            if g == counts[t, 5]:
-                if n_clocks > 0:
-                    ends[t, 2] = times0[r]
-                if n_clocks > 1:
-                    ends[t, 3] = times1[r]
+            if g >= upcoming:  # (one comparison a record, in a register)
+                _ends(walk, clocks, t, r, g)
+                while marks[mark] <= g:  # (a failed thread's marks are passed over too)
+                    mark += 1
+                upcoming = marks[mark]
         s = slot_of[t]
         b = base[s]
         h = top[s]
         if entering:
             if k + 1 >= len(keys):  # full: `feed` grows the table, then this record comes again
                 cursor[0], cursor[1], cursor[2], cursor[3], cursor[4] = k, r, t, d, n_synth
+                cursor[5] = mark
                 if n_synth > 0:
                     cursor[1] = 0  # (before the first record)
                 return
@@ -275,6 +225,7 @@ def _count(
         at = b + h - 1
         if st_method[at] != m:
             out[t, 1] = 1
+            slot_of[t] = -1  # failed: its records are passed over
             continue
         edge = st_edge[at]
         sums[edge, 0] += 1
@@ -288,4 +239,31 @@ def _count(
         out[t, 0] += 1
         if action[r] == UNROLL_ACTION:
             out[t, 3] += 1
-    cursor[0], cursor[1], cursor[4] = k, len(thread), 0
+    cursor[0], cursor[1], cursor[4], cursor[5] = k, len(thread), 0, mark
+
+
+@njit
+def _ends(walk: Walk, clocks: Clocks, t: int, r: int, g: int) -> None:
+    """At record `r` (`g` of the trace) of thread `t`: its first record starts its frames
+    open when tracing began and gives its first times, its last record its last times."""
+    times0, times1, n_clocks = clocks
+    counts, ends, base = walk.threads.counts, walk.threads.ends, walk.stacks.base
+    if g == counts[t, 4]:
+        lo = base[walk.threads.slot_of[t]]
+        for i in range(lo, lo - counts[t, 2]):
+            if n_clocks > 0:
+                walk.stacks.t0[i] = times0[r]
+            if n_clocks > 1:
+                walk.stacks.t1[i] = times1[r]
+        if n_clocks > 0:
+            ends[t, 0] = times0[r]
+        if n_clocks > 1:
+            ends[t, 1] = times1[r]
+    if g == counts[t, 5]:
+        if n_clocks > 0:
+            ends[t, 2] = times0[r]
+        if n_clocks > 1:
+            ends[t, 3] = times1[r]
+
+
+__all__ = ["Clocks", "feed", "finish", "first_table", "start"]
