@@ -34,6 +34,7 @@ from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
 COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
+NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
 
 
 def direct_profile(
@@ -78,7 +79,8 @@ def direct_profile(
         began = time.perf_counter()
         dense = counts_per_method(mine, n_methods)
         walk = kernels.start(counts, mine, (synth_of, at), n_methods, dense)
-        table = kernels.feed(events, columns, 0, walk, kernels.first_table(), n_methods)
+        table = kernels.first_table()
+        table = kernels.feed(events, columns, 0, walk, table, n_methods, (NO_ROWS, True))
         return (*kernels.finish(walk, table, len(clocks)), time.perf_counter() - began)
 
     n = pass_workers(workers)

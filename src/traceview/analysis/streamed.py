@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.direct import (
+    NO_ROWS,
     Found,
     counted_profile,
     counts_per_method,
@@ -124,6 +125,9 @@ class Pass:
         self.tables = [kernels.first_table() for _ in groups]
         self.seconds = [0.0] * len(groups)
         self._behind = Behind(len(groups))
+        self.group_of = np.full(len(counts), -1, dtype=np.int64)  # each thread's worker
+        for i, mine in enumerate(groups):
+            self.group_of[mine] = i
 
     def __call__(self, offset: int, ev: EventTable) -> bool:
         """Count the chunk of records `offset`... on every worker; always goes on."""
@@ -132,11 +136,17 @@ class Pass:
         times = [*(ev.time(c) for c in ev.clocks), _NONE, _NONE]  # the clocks kept
         columns = kernels.Clocks(times[0], times[1], len(ev.clocks))
         events = (ev.thread, ev.action, ev.method)
+        n = len(self.walks)
+        # each worker visits its own records only (none reads past the others')
+        rows, at = kernels.split(ev.thread, self.group_of, n) if n > 1 else (NO_ROWS, [0, 0])
 
         def count(i: int) -> None:
             began = time.perf_counter()
             walk, table = self.walks[i], self.tables[i]
-            self.tables[i] = kernels.feed(events, columns, offset, walk, table, self.n_methods)
+            visit = (rows[at[i] : at[i + 1]], n == 1)
+            self.tables[i] = kernels.feed(
+                events, columns, offset, walk, table, self.n_methods, visit
+            )
             self.seconds[i] += time.perf_counter() - began
 
         self._behind.start([partial(count, i) for i in range(len(self.walks))])

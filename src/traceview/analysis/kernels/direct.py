@@ -28,6 +28,7 @@ from traceview.analysis.kernels.columns import Clocks, Stacks, Threads, Walk
 from traceview.analysis.kernels.hashing import Table, grown, row_of
 from traceview.analysis.kernels.jit import njit
 
+I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
@@ -95,20 +96,44 @@ def feed(
     walk: Walk,
     table: Table,
     n_methods: int,
+    visit: tuple[I32, bool],
 ) -> Table:
     """Count the next records (events: thread, action, method columns of records `offset`...
     of the trace, `clocks` their times) into `table`; returns the table (grown when full).
+    `visit`: every record (True), else only the rows given, in order (`split`).
 
     `_count` counts until the chunk ends or the table is full, then again with twice the
     room: the table's arrays never change inside the loop over records (an array variable
     assigned in a loop costs two atomic reference counts per iteration)."""
     cursor = walk.cursor
     cursor[1] = 0
+    end = len(events[0]) if visit[1] else len(visit[0])
     while True:
-        _count(events, clocks, offset, walk, table, n_methods)
-        if cursor[1] >= len(events[0]) and cursor[4] == 0:
+        _count(events, clocks, offset, walk, table, n_methods, visit)
+        if cursor[1] >= end and cursor[4] == 0:
             return table
         table = grown(table, cursor[0])
+
+
+@njit
+def split(thread: Ints, group_of: I64, n_groups: int) -> tuple[I32, I64]:
+    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none), each
+    group in file order, and where each group starts (then the end)."""
+    at = np.zeros(n_groups + 1, dtype=np.int64)
+    for r in range(len(thread)):
+        g = group_of[thread[r]]
+        if g >= 0:
+            at[g + 1] += 1
+    for g in range(n_groups):
+        at[g + 1] += at[g]
+    rows = np.empty(at[n_groups], dtype=np.int32)
+    fill = at[:n_groups].copy()
+    for r in range(len(thread)):
+        g = group_of[thread[r]]
+        if g >= 0:
+            rows[fill[g]] = r
+            fill[g] += 1
+    return rows, at
 
 
 @njit
@@ -145,11 +170,12 @@ def _count(
     walk: Walk,
     table: Table,
     n_methods: int,
+    visit: tuple[I32, bool],
 ) -> None:
     """Count from `walk.cursor` on until the chunk ends or the table has no room for one
-    more edge (`feed`). The frames open when tracing began come first (before the first
-    record), then every record in file order; a thread's first record gives its open-at-start
-    frames their start."""
+    more edge (`feed`; `visit`: its records). The frames open when tracing began come first
+    (before the first record), then every record in file order; a thread's first record gives
+    its open-at-start frames their start."""
     thread, action, method = events
     times0, times1, n_clocks = clocks
     counts, synth_of, synth_at, slot_of, out, _, marks = walk.threads
@@ -158,7 +184,10 @@ def _count(
     slots, keys, sums = table
     width = 2 * n_methods
     dense = len(on_stack) > 0
-    k, r, t, d, n_synth = cursor[0], cursor[1] - 1, cursor[2], cursor[3], cursor[4]
+    k, p, t, d, n_synth = cursor[0], cursor[1] - 1, cursor[2], cursor[3], cursor[4]
+    rows, every = visit
+    end = len(thread) if every else len(rows)
+    r = -1
     mark = cursor[5]
     upcoming = marks[mark]  # the next first or last record of a thread of this worker
     while True:
@@ -169,9 +198,10 @@ def _count(
             m = synth_of[synth_at[t] + d]
             entering = True
         else:
-            r += 1
-            if r >= len(thread):
+            p += 1
+            if p >= end:
                 break
+            r = p if every else rows[p]
             t = thread[r]
             if slot_of[t] < 0:
                 continue
@@ -188,7 +218,7 @@ def _count(
         h = top[s]
         if entering:
             if k + 1 >= len(keys):  # full: `feed` grows the table, then this record comes again
-                cursor[0], cursor[1], cursor[2], cursor[3], cursor[4] = k, r, t, d, n_synth
+                cursor[0], cursor[1], cursor[2], cursor[3], cursor[4] = k, p, t, d, n_synth
                 cursor[5] = mark
                 if n_synth > 0:
                     cursor[1] = 0  # (before the first record)
@@ -239,7 +269,7 @@ def _count(
         out[t, 0] += 1
         if action[r] == UNROLL_ACTION:
             out[t, 3] += 1
-    cursor[0], cursor[1], cursor[4], cursor[5] = k, len(thread), 0, mark
+    cursor[0], cursor[1], cursor[4], cursor[5] = k, end, 0, mark
 
 
 @njit
@@ -266,4 +296,4 @@ def _ends(walk: Walk, clocks: Clocks, t: int, r: int, g: int) -> None:
             ends[t, 3] = times1[r]
 
 
-__all__ = ["Clocks", "feed", "finish", "first_table", "start"]
+__all__ = ["Clocks", "feed", "finish", "first_table", "split", "start"]
