@@ -5,7 +5,8 @@ without a call table, one compiled pass over the records (`analysis.direct`, two
 machine with two cores unless TRACEVIEW_WORKERS says otherwise) — for a large V1 trace of which
 the whole is asked, as it is read, keeping none of its records (cli/streamed.py) — and prints
 the plain, diffable text of `exporters.dump.regress`. `TRACEVIEW_TIMINGS=1` prints the phase
-timings on stderr (calls/profile: seconds summed over the workers).
+timings on stderr (calls: sizing the stacks, or the streamed first read; profile: seconds
+summed over the workers).
 """
 
 from __future__ import annotations
