@@ -87,7 +87,7 @@ class Clocks(NamedTuple):
 
 class Threads(NamedTuple):
     """What a pass knows of each thread row: `counts` (`kernels.pairing.count`), the
-    methods of its frames open when tracing began (`synth_methods` and their offsets), its
+    methods of its frames open when tracing began (`direct.open_at_start` and their offsets), its
     slot (-1: not this worker's, or failed), its results (calls, failed, open, unroll) and
     `ends`: the times of its first record on each clock, then of its last (written as they
     come); `marks`: the first and last records of the worker's threads in order, then a

@@ -41,8 +41,9 @@ def start(
     counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int, dense: bool
 ) -> Walk:
     """A pass over the threads marked in `mine` (counts: `kernels.pairing.count` of every
-    record; synth: `synth_methods` and its offsets; `dense`: count each thread's open calls
-    per method, else search the stack), before its first record."""
+    record; synth: the methods of the frames open when tracing began and their offsets,
+    `direct.open_at_start`; `dense`: count each thread's open calls per method, else search
+    the stack), before its first record."""
     n_threads = len(counts)
     slot_of = np.full(n_threads, -1, dtype=np.int64)
     n_slots = 0
