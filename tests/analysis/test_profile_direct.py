@@ -167,3 +167,30 @@ def many_threads(n: int, interleaved: bool) -> Trace:
 @pytest.mark.parametrize("interleaved", [False, True])
 def test_thousands_of_threads(interleaved: bool) -> None:
     assert_same(many_threads(3000, interleaved))
+
+
+def open_at_start(n: int) -> Trace:
+    """`n` threads, each with two frames open when tracing began (B inside A: the thread's
+    records are B's exit, a call of B, then A's exit), records interleaved across threads;
+    then one more thread whose only record, the file's last, enters A."""
+    method = np.append(np.tile(np.array([1, 1, 1, 0]), n), 0)
+    action = np.append(np.tile(np.array([1, 0, 1, 1]), n), 0)
+    thread = np.repeat(np.arange(n + 1), 4)[: 4 * n + 1]
+    order = np.lexsort((thread, np.arange(4 * n + 1) % 4 + (thread == n) * 4))
+    t = np.arange(4 * n + 1, dtype=np.int64) * 1000
+    events = EventTable(
+        thread=thread[order].astype(np.uint16),
+        method=method[order].astype(np.int32),
+        action=action[order].astype(np.uint8),
+        cpu=t // 2,
+        wall=t,
+    )
+    trace = replace(many_threads(n + 1, interleaved=True), events=events)
+    trace.validate()
+    return trace
+
+
+def test_thousands_of_threads_open_at_start() -> None:
+    """More frames open when tracing began than the edge table's first room: the compiled
+    pass grows its table while it enters them, then counts every record once."""
+    assert_same(open_at_start(3000))

@@ -1,8 +1,9 @@
 """The compiled record decoding (analysis/kernels/decode.py) reads every V1 trace exactly as the
 numpy decoding does: events, tables and diagnostics, on generated traces of every clock, style
 and variant (wrapped clocks, sparse Dalvik ids, time going backwards, unused actions, threads
-and methods missing from the key) and on the corpus. The reader uses it past the first ~200k
-records; here from the first record."""
+and methods missing from the key) and on the corpus, with each chunk's clocks decoded on the
+calling thread or on threads of their own. The reader uses it past the first ~200k records;
+here from the first record."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 import traceview
 import traceview.readers.v1.clocks as clocks
+import traceview.readers.v1.compiled as compiled_chunks
 import traceview.readers.v1.records as records
 from support.corpus import readable
 from traceview.model import Trace
@@ -35,6 +37,12 @@ def both(source: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Trace, Trace]:
         m.setattr(records, "_NATIVE", False)
         sampled = traceview.load(source)
     assert sampled.diagnostics == compiled.diagnostics
+    with monkeypatch.context() as m:  # every chunk's clocks on threads of their own
+        m.setattr(clocks, "_SAMPLE", 0)
+        m.setattr(compiled_chunks, "PARALLEL", 0)
+        together = traceview.load(source)
+    same(compiled, together)
+    assert together.diagnostics == compiled.diagnostics
     return plain, compiled
 
 

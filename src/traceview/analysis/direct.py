@@ -35,6 +35,7 @@ from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
 COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
+NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
 
 
 def direct_profile(
@@ -65,65 +66,115 @@ def direct_profile(
     from traceview.analysis.kernels import pairing
 
     counts = pairing.count(ev.thread, ev.action, n_threads)
-    synth = -counts[:, 2]
-    at = np.zeros(n_threads + 1, dtype=np.int64)
-    np.cumsum(synth, out=at[1:])
-    synth_of = (
-        kernels.synth_methods(ev.thread, ev.action, ev.method, counts, at)
-        if at[-1]
-        else np.zeros(0, dtype=np.int64)
-    )
+    events = (ev.thread, ev.action, ev.method)
+    lows = np.zeros((int(-counts[:, 2].sum()), 2), dtype=np.int64)
+    if len(lows):  # frames open when tracing began: counted again, their exits kept
+        pairing.count_more(events, 0, new_counts(n_threads), lows)
+    synth_of, at = open_at_start(lows, counts)
     sized = time.perf_counter()
-    if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
-        workers = min(2, os.cpu_count() or 1)
-    n = default_workers() if workers is None else max(1, workers)
     none = np.zeros(0, dtype=np.int64)
     times = [*(ev.time(c) for c in clocks), none, none]
     columns = kernels.Clocks(times[0], times[1], len(clocks))
 
-    def count(mine: npt.NDArray[np.bool_]) -> tuple[I64, I64, I64, float]:
+    def count(mine: npt.NDArray[np.bool_]) -> Found:
         began = time.perf_counter()
-        dense = int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT
-        events = (ev.thread, ev.action, ev.method)
-        found = kernels.profile_threads(
-            events, columns, counts, mine, (synth_of, at), n_methods, dense
-        )
-        return (*found, time.perf_counter() - began)
+        dense = counts_per_method(mine, n_methods)
+        walk = kernels.start(counts, mine, (synth_of, at), n_methods, dense)
+        table = kernels.first_table()
+        table = kernels.feed(events, columns, 0, walk, table, n_methods, (NO_ROWS, True))
+        return (*kernels.finish(walk, table, len(clocks)), time.perf_counter() - began)
 
-    found = parallel_map(count, _groups(counts[:, 0], n), n)
+    n = pass_workers(workers)
+    found = parallel_map(count, split_threads(counts[:, 0], n), n)
+    present = counts[:, 0] > 0
+    totals = {c: np.zeros(n_threads, dtype=np.int64) for c in clocks}
+    busy = np.flatnonzero(present)  # each thread's last minus first time
+    for c in clocks:
+        col = ev.time(c)
+        totals[c][busy] = col[counts[busy, 5]] - col[counts[busy, 4]]
+    if timings is not None:
+        timings.update(calls=sized - start, profile=sum(f[3] for f in found))
+    failed = present & (np.sum([f[2] for f in found], axis=0)[:, 1] > 0)
+    idx = np.int32 if len(ev) < 2**31 - 1 else np.int64
+    repaired = [
+        _repaired(trace, t, rows, clocks, {c: int(totals[c][t]) for c in clocks})
+        for t, rows in rows_of(ev.thread, failed, idx)  # one pass for all of them
+    ]
+    return counted_profile(trace, clocks, counts, found, totals, repaired)
+
+
+Found = tuple[I64, I64, I64, float]  # a worker's edges (key, thread), sums, per thread, seconds
+
+
+def counts_per_method(mine: npt.NDArray[np.bool_], n_methods: int) -> bool:
+    """Whether a worker counts its threads' open calls per method (else searches stacks)."""
+    return int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT
+
+
+def new_counts(n_threads: int) -> I64:
+    """`kernels.pairing.count`'s rows before any record."""
+    counts = np.zeros((n_threads, 6), dtype=np.int64)
+    counts[:, 4:] = -1
+    return counts
+
+
+def open_at_start(lows: I64, counts: I64) -> tuple[I64, I64]:
+    """The methods of the frames open when tracing began, from the exits that took their
+    thread's balance to a new lowest (`lows`: (thread, method) in file order,
+    `kernels.pairing.count_more`): thread `t`'s frame `d` (0 outermost) is `out[at[t] + d]`,
+    the exit of its `s - d`-th new lowest (`s` frames). Returns `out` and `at`."""
+    at = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(-counts[:, 2], out=at[1:])
+    out = np.zeros(int(at[-1]), dtype=np.int64)
+    order = np.argsort(lows[:, 0], kind="stable")
+    t = lows[order, 0]
+    j = np.arange(len(t)) - np.searchsorted(t, t)  # the j-th new lowest of its thread, from 0
+    out[at[t + 1] - 1 - j] = lows[order, 1]
+    return out, at
+
+
+def pass_workers(workers: int | None) -> int:
+    """The workers of the compiled pass: `workers`, else TRACEVIEW_WORKERS when set, else two
+    on a machine with two cores."""
+    if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
+        workers = min(2, os.cpu_count() or 1)
+    return default_workers() if workers is None else max(1, workers)
+
+
+def counted_profile(
+    trace: Trace,
+    clocks: tuple[str, ...],
+    counts: I64,
+    found: list[Found],
+    totals: dict[str, I64],
+    repaired: list[tuple[ThreadPart, dict[str, int]]],
+) -> Profile:
+    """The profile from the compiled pass's workers (`found`), each thread's last minus first
+    time (`totals`) and the parts of the threads the numpy path repaired."""
+    n_threads, n_methods = len(trace.threads), len(trace.methods)
     keys = np.concatenate([f[0] for f in found])
     sums = np.concatenate([f[1] for f in found])
     per_thread = np.sum([f[2] for f in found], axis=0)
     present = counts[:, 0] > 0
-    failed = per_thread[:, 1] > 0
-    ok = present & ~failed
+    ok = present & ~(per_thread[:, 1] > 0)
     repairs = dict.fromkeys(REPAIRS, 0)
     repairs.update(
-        synth=int(synth[ok].sum()),
+        synth=int(-counts[ok, 2].sum()),
         open=int(per_thread[ok, 2].sum()),
         unroll=int(per_thread[ok, 3].sum()),
     )
-    # each thread's last minus first time (threads without records are never read)
-    busy = np.flatnonzero(present)
-    totals = {c: np.zeros(n_threads, dtype=np.int64) for c in clocks}
-    for c in clocks:
-        col = ev.time(c)
-        totals[c][busy] = col[counts[busy, 5]] - col[counts[busy, 4]]
     threads = [(t, {c: int(totals[c][t]) for c in clocks}) for t in np.flatnonzero(ok).tolist()]
     parts = edge_parts(keys, sums, per_thread[:, 0], threads, clocks, n_methods)
-    idx = np.int32 if len(ev) < 2**31 - 1 else np.int64
-    for t, rows in rows_of(ev.thread, present & failed, idx):  # one pass for all of them
-        part, fixed = _repaired(trace, t, rows, clocks, {c: int(totals[c][t]) for c in clocks})
+    for part, fixed in repaired:
         parts.append(part)
         for key, value in fixed.items():
             repairs[key] += value
-    if timings is not None:
-        timings.update(calls=sized - start, profile=sum(f[3] for f in found))
     parts.sort(key=lambda p: p.thread)
+    everyone = tuple(range(n_threads))
     return merge_parts(parts, trace, clocks, repair_diagnostics(repairs), threads=everyone)
 
 
-def _groups(records: I64, n: int) -> list[npt.NDArray[np.bool_]]:
+def split_threads(records: I64, n: int) -> list[npt.NDArray[np.bool_]]:
     """The threads with records split into at most `n` groups of about equal records, as
     masks over the thread rows (biggest first, each to the lightest group so far)."""
     groups = [np.zeros(len(records), dtype=bool) for _ in range(n)]

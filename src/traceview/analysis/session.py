@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,7 +62,11 @@ CACHE_VIEWS = 8  # per kind of view: profiles, trees, filtered tables, a room's 
 class Session:
     """A trace plus everything derived from it that is worth keeping between views."""
 
-    def __init__(self, trace: Trace, calls: CallTable | None = None) -> None:
+    def __init__(
+        self, trace: Trace, calls: CallTable | None = None, whole: Profile | None = None
+    ) -> None:
+        """`whole`: the profile of the whole trace, when it was computed as the trace was read
+        (a trace whose records were not kept: analysis/streamed.py)."""
         if range_clock(trace) == "cpu" and len(trace.events):
             # no wall clock: the events also carry the axis reconstructed from their order,
             # the timeline's axis and the clock of time ranges (analysis/axis.py)
@@ -73,7 +78,6 @@ class Session:
         self.default_clock: Clock = default_clock(trace)
         self.timeline_clock: Clock = range_clock(trace)
         ev = trace.events
-        self.thread_records: I64 = thread_sizes(ev.thread, len(trace.threads))
         # the timeline's axis and the clock of ranges: wall, else reconstructed ("axis")
         self.axis_clock: RangeClock = AXIS if isinstance(ev, AxisEvents) else self.timeline_clock
         # no times at all (an Android 16 all-methods dump): the wall column counts the calls
@@ -88,8 +92,14 @@ class Session:
         self.gate = Gate()  # the requests being answered: background work waits for none
         self.before_kernels: Callable[[], object] = lambda: None  # see `warm`
         self.timings: dict[str, float] = {}  # seconds per engine phase (direct profile)
+        self._whole = whole
 
     # -- what every front end shares ---------------------------------------------------------
+
+    @cached_property
+    def thread_records(self) -> I64:
+        """Records per thread row (counted on first use: the one-shot reports never ask)."""
+        return thread_sizes(self.trace.events.thread, len(self.trace.threads))
 
     @property
     def calls(self) -> CallTable:
@@ -114,6 +124,7 @@ class Session:
             calls = self.calls
             if isinstance(self.trace.events, TimeColumns):
                 return
+            _ = self.thread_records  # counted while the thread column is there
             trace = replace(self.trace, events=TimeColumns(self.trace.events))
             # each thread's first and last record stay known (found from the thread column)
             self._calls = replace(calls, trace=trace, thread_events=calls._thread_events)
@@ -294,13 +305,20 @@ class Session:
         def build() -> Profile:
             whole = q.threads is None and q.time_range is None and not q.my_code
             if whole and self._calls is None:
-                return direct_profile(self.trace, timings=self.timings)
+                return self.whole_profile()
             tr = q.time_range
             rng = (tr.lo, tr.hi) if tr is not None else None
             rc = tr.clock if tr is not None else None
             return profile(self.filtered(q), threads=q.threads, time_range=rng, range_clock=rc)
 
         return self.memo("profile", self._key(q), build)
+
+    def whole_profile(self, clocks: tuple[str, ...] | None = None) -> Profile:
+        """The profile of every thread on `clocks` (default the trace's), computed directly
+        from the events (`analysis.direct`), or the one given when the session was opened."""
+        if self._whole is not None and (clocks is None or set(clocks) <= set(self._whole.clocks)):
+            return self._whole
+        return direct_profile(self.trace, timings=self.timings, clocks=clocks)
 
     def top_down(self, q: Query) -> CallTree:
         """Calls merged by path from the root; with a range each call counts its clipped time

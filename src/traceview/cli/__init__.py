@@ -13,6 +13,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+# Before numpy is first imported: OpenBLAS's thread pool (one thread a core) spins for about a
+# tenth of a second of CPU once it starts, in every command, and no command does linear algebra
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # subcommand (= its module under traceview.cli) -> one-line help
 COMMANDS: dict[str, str] = {
     "view": "open the trace in the local web viewer (default command)",

@@ -33,6 +33,7 @@ from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.options import CliError
 from traceview.cli.parser import Parser
+from traceview.cli.streamed import open_streamed, whole_trace
 from traceview.exporters import Format, Pair, get
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -70,7 +71,11 @@ def _view(path: str, args: argparse.Namespace) -> View:
     # needs the wall clock to be placed on (its default timeline)
     ranged = args.start is not None or args.stop is not None
     only = None if ranged else report_clock(CLOCKS, args.clock)
-    session = options.open_trace(path, args, only_clock=only)
+    session = None
+    if whole_trace(args) and not args.events:  # its records need not be kept (cli/streamed.py)
+        session = open_streamed(path, args, (only,) if only else None, args.policy != "traceview")
+    if session is None:
+        session = options.open_trace(path, args, only_clock=only)
     try:
         clock = report_clock(session.clocks, args.clock)
     except ValueError as exc:

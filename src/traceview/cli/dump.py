@@ -1,10 +1,12 @@
 """`traceview -r TRACE`: traceview's regression-only text dump, computed by the engine.
 
-Loads the trace, computes the full profile (both clocks, every thread and all threads,
-parents/children) thread by thread without keeping a call table (`analysis.streamed`, two
-workers on a machine with two cores unless TRACEVIEW_WORKERS says otherwise), and prints the
-plain, diffable text of `exporters.text.regress`. `TRACEVIEW_TIMINGS=1` prints the phase
-timings on stderr (calls/profile: seconds summed over the workers).
+Computes the full profile (both clocks, every thread and all threads, parents/children)
+without a call table, one compiled pass over the records (`analysis.direct`, two workers on a
+machine with two cores unless TRACEVIEW_WORKERS says otherwise) — for a large V1 trace of which
+the whole is asked, as it is read, keeping none of its records (cli/streamed.py) — and prints
+the plain, diffable text of `exporters.dump.regress`. `TRACEVIEW_TIMINGS=1` prints the phase
+timings on stderr (calls: sizing the stacks, or the streamed first read; profile: seconds
+summed over the workers).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from traceview.analysis.view import View
 from traceview.cli import options
 from traceview.cli.memory import reuse_freed_memory
 from traceview.cli.parser import Parser
+from traceview.cli.streamed import open_streamed, whole_trace
 from traceview.exporters import get
 
 
@@ -29,7 +32,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     timings = os.environ.get("TRACEVIEW_TIMINGS") == "1"
     start = (time.perf_counter(), time.process_time())
-    session = options.open_trace(args.trace, args)
+    streamed = open_streamed(args.trace, args, None, False) if whole_trace(args) else None
+    session = streamed or options.open_trace(args.trace, args)
     loaded = (time.perf_counter(), time.process_time())
     reuse_freed_memory()
     view = View(session, options.query(args, session))

@@ -18,7 +18,7 @@ from html import escape
 from typing import IO, Any, Literal
 
 from traceview.analysis.dmtracedump.numbers import LegacyProfile, legacy_profile
-from traceview.analysis.dmtracedump.order import LegacyOrder, Relative, legacy_order
+from traceview.analysis.dmtracedump.order import LegacyOrder, Relatives, legacy_order
 from traceview.analysis.view import View
 from traceview.model import terminal_bytes, terminal_text, visible
 
@@ -72,7 +72,7 @@ class Report:
 
     def __init__(self, lp: LegacyProfile, order: LegacyOrder, out: IO[bytes], html: bool):
         self.lp, self.order, self.out, self.html = lp, order, out, html
-        self.esc: Escape = _html_escape if html else terminal_bytes
+        self.esc: Escape = _once(_html_escape if html else terminal_bytes)
         self.n_all = (lp.calls + lp.recursive).tolist()  # once: per row block it was quadratic
         self.names: dict[int, bytes] = {}  # each entry's label escaped once, not once a line
 
@@ -134,20 +134,23 @@ class Report:
         if self.html:
             out.write(b"</pre>\n")
 
-    def relatives(self, rows: list[Relative], method_total: int, calls: int, rec: bool) -> None:
+    def relatives(self, side: Relatives, e: int, rec: bool, method_total: int, calls: int) -> None:
+        """The parent or child rows of entry `e` on side `rec` (no percentage when `rec`)."""
         out, index, n_all = self.out, self.order.index, self.n_all
-        for row in rows:
+        entries, times, counts = side.entry, side.time, side.calls
+        for i in side.rows(e, rec):
+            entry, time = entries[i], times[i]
             if self.html:
-                tag = b"[%d]" % index[row.entry]
+                tag = b"[%d]" % index[entry]
                 pad = b" " * (6 - min(len(tag), 6))
-                ref = pad + b'<a href="#m%d">[%d]</a>' % (index[row.entry], index[row.entry])
+                ref = pad + b'<a href="#m%d">[%d]</a>' % (index[entry], index[entry])
             else:
-                ref = b"%6s" % (b"[%d]" % index[row.entry])
-            n = calls or n_all[row.entry]
-            pct = b"%6s" % b"" if rec else fixed(ratio(row.time, method_total), 5, 1) + b"%"
+                ref = b"%6s" % (b"[%d]" % index[entry])
+            n = calls or n_all[entry]
+            pct = b"%6s" % b"" if rec else fixed(ratio(time, method_total), 5, 1) + b"%"
             out.write(
                 b"%6s %5s   %s %s %6d/%-6d %9d %s\n"
-                % (b"", b"", pct, ref, row.calls, n, row.time, self.name(row.entry))
+                % (b"", b"", pct, ref, counts[i], n, time, self.name(entry))
             )
 
     def inclusive(self) -> None:
@@ -168,10 +171,10 @@ class Report:
                 out.write(b'<a name="m%d"></a>' % order.index[e])
             out.write(DASHES + b"\n")
             n = calls[e] + rec[e]
-            self.relatives(order.parents_of(e, False), incl[e], n, False)
-            if order.parents_of(e, True):
+            self.relatives(order.parents, e, False, incl[e], n)
+            if order.parents.rows(e, True):
                 out.write(PLUSES)
-                self.relatives(order.parents_of(e, True), incl[e], n, True)
+                self.relatives(order.parents, e, True, incl[e], n)
             out.write(
                 b"%-6s %s%%   %5s %6s %6d+%-6d %9d %s\n"
                 % (
@@ -189,10 +192,10 @@ class Report:
                 b"%6s %5s   %s%% %6s %6s %6s %9d\n"
                 % (b"", b"", fixed(ratio(top[e], incl[e]), 5, 1), b"excl", b"", b"", top[e])
             )
-            self.relatives(order.children_of(e, False), incl[e], 0, False)
-            if order.children_of(e, True):
+            self.relatives(order.children, e, False, incl[e], 0)
+            if order.children.rows(e, True):
                 out.write(PLUSES)
-                self.relatives(order.children_of(e, True), incl[e], 0, True)
+                self.relatives(order.children, e, True, incl[e], 0)
         if self.html:
             out.write(b"</pre>\n")
 
@@ -329,6 +332,19 @@ NAV = (
     b'<a href="#method">[Method]</a>\n'
     b"<br><br>\n"
 )
+
+
+def _once(esc: Escape) -> Escape:
+    """`esc` remembering its answers: a class, name or signature is printed on many lines."""
+    seen: dict[bytes, bytes] = {}
+
+    def escaped(text: bytes) -> bytes:
+        done = seen.get(text)
+        if done is None:
+            done = seen[text] = esc(text)
+        return done
+
+    return escaped
 
 
 def _field(text: bytes, width: int) -> bytes:

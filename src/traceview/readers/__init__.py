@@ -8,15 +8,16 @@ dumps) or `lowoverhead/anr` (ANR reports and bugreport zips carrying them; `proc
 all behind the same `sniff` + `read` contract and ending in the one assembly step
 (`assemble.py`). Regular files
 are decoded from disk in chunks; the other variants are read whole. Records that are mostly
-nonsense are refused (`verdict.py`) unless `salvage=True`.
+nonsense are refused (`verdict.py`) unless `salvage=True`. A command that reads one clock asks
+for its time column alone (`clocks`): V1 records are then decoded for it only.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,7 +37,7 @@ from traceview.readers.lowoverhead import anr
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
-from traceview.readers.verdict import SAMPLE, judge
+from traceview.readers.verdict import SAMPLE, judge, look
 
 __all__ = ["DEFAULT_MAX_SIZE", "load"]
 
@@ -51,13 +52,34 @@ def load(
     max_size: int = DEFAULT_MAX_SIZE,
     salvage: bool = False,
     process: str | int | None = None,
+    clocks: Collection[str] | None = None,
 ) -> Trace:
     """Read a trace from a path, `"-"` (stdin), bytes or a binary file object; `Trace.source`
     is the path. At most `max_size` bytes are read (a file, gzip output, stdin); records that
     are mostly nonsense raise unless `salvage` asks for a best-effort reading. An ANR report
     or a bugreport zip is read too: `process` (a name or pid) picks which of its processes'
-    dumps (default: the first; `Header.processes` lists them)."""
-    how = _How(max_size, salvage, process)
+    dumps (default: the first; `Header.processes` lists them). `clocks` ("cpu", "wall"): the
+    time columns to keep when the trace has one of them and another (default: every clock)."""
+    how = _How(max_size, salvage, process, clocks)
+    return _kept(_load(source, how), clocks)
+
+
+def _kept(trace: Trace, clocks: Collection[str] | None) -> Trace:
+    """`trace` without the time columns of clocks not in `clocks` when it has one of them."""
+    have = trace.events.clocks
+    if clocks is None or not any(c in clocks for c in have):
+        return trace
+    ev = trace.events
+    events = replace(
+        ev,
+        cpu=ev.cpu if "cpu" in clocks else None,
+        wall=ev.wall if "wall" in clocks else None,
+    )
+    return trace if events.clocks == have else replace(trace, events=events)
+
+
+def _load(source: Input, how: _How) -> Trace:
+    max_size = how.max_size
     if isinstance(source, str) and source == STDIN:
         return _labelled(lambda: _load_stream(read_stdin(max_size), STDIN, how), "-")
     if isinstance(source, str | os.PathLike):
@@ -87,11 +109,13 @@ def _labelled(read: Callable[[], Trace], label: str) -> Trace:
 
 @dataclass(frozen=True)
 class _How:
-    """What `load` was asked: the size bound, salvage, the process of an ANR report."""
+    """What `load` was asked: the size bound, salvage, the process of an ANR report, the
+    clocks to keep."""
 
     max_size: int
     salvage: bool
     process: str | int | None
+    clocks: Collection[str] | None
 
 
 def _load_stream(got: tuple[bytes, Diagnostic | None], label: str | None, how: _How) -> Trace:
@@ -134,8 +158,9 @@ def _load_path(path: Path, how: _How) -> Trace:
                 raise too_big(src.size, how.max_size)
             return anr.read(src, source=str(path), process=how.process, max_size=how.max_size)
         notes = _clip(src, "file", how.max_size)
-        trace = _noted(reader.read(src, source=str(path)), notes)
-        return judge(trace, how.salvage, src.read(0, SAMPLE))
+        seen = look(src.read(0, SAMPLE))
+        trace = _noted(reader.read(src, source=str(path), clocks=how.clocks), notes)
+        return judge(trace, how.salvage, seen)
 
 
 def _check_process(name: str, how: _How) -> None:
@@ -162,8 +187,9 @@ def _load_split(key: Path, data: Path, label: str, how: _How) -> Trace:
     with open_regular(key) as kf, open_regular(data) as df:
         data_src = Source(file=df)
         notes = _clip(data_src, "data file", how.max_size)
-        trace = split.read_split(Source(file=kf), data_src, source=label)
-        return judge(_noted(trace, notes), how.salvage, data_src.read(0, SAMPLE))
+        seen = look(data_src.read(0, SAMPLE))
+        trace = split.read_split(Source(file=kf), data_src, source=label, clocks=how.clocks)
+        return judge(_noted(trace, notes), how.salvage, seen)
 
 
 def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: int = 0) -> Trace:
@@ -185,5 +211,6 @@ def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: 
     if name == "anr":
         return anr.read(src, source=source, process=how.process, max_size=how.max_size)
     notes = _clip(src, "input", how.max_size)
-    trace = _noted(reader.read(src, source=source), notes)
-    return judge(trace, how.salvage, src.read(0, SAMPLE))
+    seen = look(src.read(0, SAMPLE))
+    trace = _noted(reader.read(src, source=source, clocks=how.clocks), notes)
+    return judge(trace, how.salvage, seen)

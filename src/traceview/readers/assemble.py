@@ -46,6 +46,7 @@ class About:
     sampling_interval_us: float | None = None
     entry_format: str | None = None
     records_where: str | None = None  # checked against num-method-calls when set
+    records: int | None = None  # the records read, when the events are not kept (streamed)
     event_types: tuple[str, ...] = ()
     axis: Axis = "time"
     end_ns: int | None = None
@@ -118,7 +119,8 @@ def assemble(
     options = about.options
     overflow = overflow_flag(options, diags)
     if about.records_where is not None:
-        check_record_count(options, len(events), about.records_where, diags)
+        read = len(events) if about.records is None else about.records
+        check_record_count(options, read, about.records_where, diags)
     header = Header(
         variant=about.variant,
         version=about.version,

@@ -13,6 +13,7 @@ tried.
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 from typing import Protocol
 
 from traceview.model import NotATraceError, Trace, TraceFormatError
@@ -26,11 +27,14 @@ _EXPECTED = "'*version' or 'SLOW'"
 
 
 class Reader(Protocol):
-    """The contract of one variant module: recognise its first bytes, read a whole file."""
+    """The contract of one variant module: recognise its first bytes, read a whole file
+    (keeping the time columns of `clocks` when it can: `load` drops the others anyway)."""
 
     def sniff(self, head: bytes) -> bool: ...
 
-    def read(self, src: Source, *, source: str | None = None) -> Trace: ...
+    def read(
+        self, src: Source, *, source: str | None = None, clocks: Collection[str] | None = None
+    ) -> Trace: ...
 
 
 READERS: tuple[tuple[str, Reader], ...] = (

@@ -17,7 +17,7 @@ import numpy.typing as npt
 CHUNK_BYTES = 2 << 20
 FILL_RUN = 1 << 20  # 1 MiB of one byte value is no trace's data (a preallocated or sparse tail)
 _SCAN = 1 << 20
-_WINDOW = 64 << 20  # bytes mapped at once to sample a file (a multiple of the page size)
+_WINDOW = 8 << 20  # bytes mapped at once to sample a file (its pages become resident)
 
 
 class FillRun:

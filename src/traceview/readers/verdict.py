@@ -12,6 +12,8 @@ one, a sampled Firefox trace, has 0.5 % of its records on 13 undeclared methods)
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
@@ -29,24 +31,40 @@ _MIN_LF = 32
 REFUSED = frozenset({"missing-header"})  # a reader read it, but only salvage may use it
 
 
-def judge(trace: Trace, salvage: bool, sample: bytes = b"") -> Trace:
+class Seen(NamedTuple):
+    """What the file's first bytes show: the likely cause of damage and its offset."""
+
+    cause: str | None
+    offset: int | None
+
+
+NOTHING = Seen(None, None)
+
+
+def look(sample: bytes) -> Seen:
+    """The cause of damage `sample` (the start of the file's bytes, decompressed) shows, if
+    any, and its offset: looked at before the records are decoded, so the sample and its
+    temporaries never sit beside the decoded columns."""
+    binary, base = _binary_part(sample)
+    cause, at = _cause(binary)
+    return Seen(cause, base + at if at is not None else None)
+
+
+def judge(trace: Trace, salvage: bool, seen: Seen = NOTHING) -> Trace:
     """`trace`, or a TraceFormatError when its records are mostly nonsense or a reader flagged
-    it (`REFUSED`); `sample` is the start of the file's bytes (decompressed), searched for the
-    cause."""
+    it (`REFUSED`); `seen`: what the file's first bytes show (`look`)."""
     flagged = next((d for d in trace.diagnostics if d.code in REFUSED), None)
     if flagged is not None and not salvage:
         raise TraceFormatError(
             f"{flagged.message}; read it anyway with salvage (--salvage)", offset=flagged.offset
         )
-    binary, base = _binary_part(sample)
     why = _nonsense(trace)
-    cause, at = _cause(binary)
+    cause, offset = seen
     if why is None and cause is None:
         return trace
     what = why or "the binary data is damaged"
     if cause is not None:
         what += f"; likely cause: {cause}"
-    offset = base + at if at is not None else None
     if salvage:
         trace.diagnostics.insert(
             0,

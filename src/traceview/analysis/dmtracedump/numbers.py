@@ -157,7 +157,7 @@ def _profile(session: Session, q: Query) -> Profile:
     computed directly on the one clock needed (half the counting of `Session.profile`)."""
     whole = q.threads is None and q.time_range is None and not q.my_code
     if whole and not session.has_calls:
-        return direct_profile(session.trace, timings=session.timings, clocks=(q.clock,))
+        return session.whole_profile((q.clock,))
     return session.profile(q)
 
 

@@ -75,3 +75,54 @@ class Cut(NamedTuple):
 
 
 __all__ = ["Calls", "Cut", "Events", "Times"]
+
+
+class Clocks(NamedTuple):
+    """The events' time columns summed (`n` of them, 0 to 2; a missing one empty)."""
+
+    times0: I64
+    times1: I64
+    n: int
+
+
+class Threads(NamedTuple):
+    """What a pass knows of each thread row: `counts` (`kernels.pairing.count`), the
+    methods of its frames open when tracing began (`direct.open_at_start` and their offsets), its
+    slot (-1: not this worker's, or failed), its results (calls, failed, open, unroll) and
+    `ends`: the times of its first record on each clock, then of its last (written as they
+    come); `marks`: the first and last records of the worker's threads in order, then a
+    record past any."""
+
+    counts: I64
+    synth_of: I64
+    synth_at: I64
+    slot_of: I64
+    out: I64
+    ends: I64
+    marks: I64
+
+
+class Stacks(NamedTuple):
+    """Every thread's stack of open calls, thread `t`'s part `[base[s], base[s] + top[s])`
+    of the columns for its slot `s`: each open call's method, recursion bit, edge row and
+    start on each clock; `on_stack[s * n_methods + m]` counts method `m`'s open calls (empty
+    when the stacks are searched instead)."""
+
+    base: I64
+    top: I64
+    method: I64
+    recursive: npt.NDArray[np.bool_]
+    edge: I64
+    t0: I64
+    t1: I64
+    on_stack: npt.NDArray[np.int32]
+
+
+class Walk(NamedTuple):
+    """One worker's pass: its threads, their stacks and where it is (`cursor`: the edges
+    counted, the next record of the chunk, then the next open-at-start frame to enter
+    (thread, depth) and how many are left, and the next of `marks`)."""
+
+    threads: Threads
+    stacks: Stacks
+    cursor: I64

@@ -6,8 +6,9 @@ tables (a dense table over `id >> 2`, or sorted keys for sparse ids) and splits 
 stopping at the first id the tables do not know (the reader then decodes that chunk with
 numpy, which adds new rows). `times` unwraps one u32 µs clock per thread and clamps time going
 backwards to the thread's running maximum, carrying each thread's state into the next chunk,
-exactly as `readers.v1.clocks.ThreadClock.apply` does, and writes ns. The record fields are
-read through strided views of the chunk (no copy per field).
+exactly as `readers.v1.clocks.ThreadClock.apply` does, and writes ns; it finds the thread rows
+itself, so it runs beside `ids` (readers/v1/compiled.py). The record fields are read through
+strided views of the chunk (no copy per field).
 
 Imported by the reader only for chunks past the first ~200k records of each clock (those feed
 its statistical checks) when numba is at hand.
@@ -76,15 +77,22 @@ def ids(
 
 
 @njit
-def times(raw: Ints, rows: Ints, state: tuple[I64, I64, I64], out: I64) -> tuple[int, int]:
-    """One clock of a chunk: `raw` u32 µs per record, `rows` their thread rows; `state`: per
-    thread row the last unwrapped µs (-1 before its first record), the running maximum and the
-    first raw value, updated. Writes the clamped ns into `out`; returns (wraps, clamped)."""
+def times(
+    raw: Ints, tid: Ints, tlut: Ints, state: tuple[I64, I64, I64], out: I64
+) -> tuple[int, int, int]:
+    """One clock of a chunk: `raw` u32 µs per record, `tid` their thread ids (rows through
+    `tlut`, as `ids` finds them); `state`: per thread row the last unwrapped µs (-1 before its
+    first record), the running maximum and the first raw value, updated. Writes the clamped ns
+    into `out` (empty: the state alone is carried). Returns how many records were decoded (all,
+    or up to the first unknown thread id), the wraps and the clamped times."""
     last, cmax, first = state
     wraps = 0
     clamped = 0
+    write = len(out) > 0
     for i in range(len(raw)):
-        t = rows[i]
+        t = tlut[tid[i]]
+        if t < 0:
+            return i, wraps, clamped
         r = np.int64(raw[i])
         prev = last[t]
         if prev < 0:
@@ -104,5 +112,6 @@ def times(raw: Ints, rows: Ints, state: tuple[I64, I64, I64], out: I64) -> tuple
                 clamped += 1
         last[t] = val
         cmax[t] = top
-        out[i] = top * 1000
-    return wraps, clamped
+        if write:
+            out[i] = top * 1000
+    return len(raw), wraps, clamped

@@ -37,11 +37,23 @@ def count(thread: Ints, action: Ints, n_threads: int) -> I64:
     out = np.zeros((n_threads, 6), dtype=np.int64)
     out[:, 4] = -1
     out[:, 5] = -1
+    count_more((thread, action, thread), 0, out, np.zeros((0, 2), dtype=np.int64))
+    return out
+
+
+@njit
+def count_more(events: tuple[Ints, Ints, Ints], offset: int, out: I64, lows: I64) -> int:
+    """`count` of the next records (events: thread, action, method columns of rows
+    `offset`... of the trace, a chunk of them) added into `out`. Each exit that takes its
+    thread's balance to a new lowest (one more frame open when tracing began) is written to
+    `lows` as (thread, method) while it has room; returns how many were written."""
+    thread, action, method = events
+    n = 0
     for r in range(len(thread)):
         t = thread[r]
         if out[t, 0] == 0:
-            out[t, 4] = r
-        out[t, 5] = r
+            out[t, 4] = offset + r
+        out[t, 5] = offset + r
         out[t, 0] += 1
         if action[r] == ENTER:
             out[t, 1] += 1
@@ -49,8 +61,13 @@ def count(thread: Ints, action: Ints, n_threads: int) -> I64:
             out[t, 3] = max(out[t, 3], balance)
         else:
             balance = out[t, 1] - (out[t, 0] - out[t, 1])
-            out[t, 2] = min(out[t, 2], balance)
-    return out
+            if balance < out[t, 2]:
+                out[t, 2] = balance
+                if n < len(lows):
+                    lows[n, 0] = t
+                    lows[n, 1] = method[r]
+                    n += 1
+    return n
 
 
 @njit

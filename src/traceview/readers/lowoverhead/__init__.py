@@ -12,6 +12,8 @@ what both share (threads, methods, exits paired with their entries by stack leve
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from traceview.model import Trace, TraceFormatError
 from traceview.readers.lowoverhead.build import UNKNOWN_METHOD
 from traceview.readers.lowoverhead.layout import choose
@@ -40,8 +42,14 @@ def sniff(head: bytes) -> bool:
     return first in (b"\x02", b"\x03") and found.walked >= 2 and not damaged and layout.header == 12
 
 
-def read(src: Source | bytes | memoryview, *, source: str | None = None) -> Trace:
-    """Read a whole low-overhead dump."""
+def read(
+    src: Source | bytes | memoryview,
+    *,
+    source: str | None = None,
+    clocks: Collection[str] | None = None,
+) -> Trace:
+    """Read a whole low-overhead dump (`clocks`: the readers' contract; `load` drops the
+    columns not wanted)."""
     return read_dump(src.whole() if isinstance(src, Source) else src, source=source)
 
 

@@ -17,6 +17,7 @@ import dataclasses
 import io
 import re
 import zipfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -118,8 +119,10 @@ def read(
     source: str | None = None,
     process: str | int | None = None,
     max_size: int = 4 << 30,
+    clocks: Collection[str] | None = None,
 ) -> Trace:
-    """Read one process's dump from an ANR report or a bugreport zip."""
+    """Read one process's dump from an ANR report or a bugreport zip (`clocks`: the readers'
+    contract; `load` drops the columns not wanted)."""
     if isinstance(src, Source) and src.data is None and src.file is not None:
         src.file.seek(0)
         if src.file.read(4) == ZIP:  # a zip on disk: read through zipfile, not into memory

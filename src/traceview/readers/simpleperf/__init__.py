@@ -11,6 +11,7 @@ bytes are missing (records from byte 0) is recognised; `load` refuses it unless 
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 
 import numpy as np
 
@@ -62,8 +63,9 @@ def headerless(head: bytes) -> bool:
     return True
 
 
-def read(src: Source, *, source: str | None = None) -> Trace:
-    """Decode a whole report-sample file."""
+def read(src: Source, *, source: str | None = None, clocks: Collection[str] | None = None) -> Trace:
+    """Decode a whole report-sample file (`clocks`: the readers' contract; `load` drops the
+    columns not wanted)."""
     buf = src.whole()
     diags: list[Diagnostic] = []
     if buf.startswith(records.MAGIC):

@@ -9,16 +9,21 @@ clamp each clock, carrying every thread's state into the next chunk. No loop per
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from traceview.model import Diagnostic, method_dtype
+from traceview.model import EventTable, method_dtype, thread_index_dtype
+from traceview.readers.source import CHUNK_BYTES
+from traceview.readers.summary import guess_sampling
 from traceview.readers.v1.clocks import ThreadClock
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
+Sink = Callable[[int, EventTable], bool]  # (first record's index, its chunk) -> go on
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]
 _FILL = 0xEEEEEEEE  # Dalvik's buffer fill pattern: a record that was never written
 _LUT_MAX = 1 << 22  # dense method-id tables up to 16 MiB; sparse ids use searchsorted
 _THOUSAND = np.int64(1000)
@@ -49,7 +54,17 @@ class Layout:
 
 
 class RecordDecoder:
-    """Decodes record chunks into event columns sized for `capacity` records."""
+    """Decodes record chunks into event columns sized for `capacity` records.
+
+    `clocks`, when given, names the time columns wanted (none when empty): the others are not
+    kept when the layout has one of these (a dropped clock's state is carried only through
+    the first records, which feed the statistical checks, and for the CPU clock when the wall
+    clock is kept: the wall-unit check compares their spans).
+
+    `sink`, when given, receives each chunk as it is decoded (the index of its first record
+    and its columns) and nothing is kept: two sets of columns one chunk long take turns, so a
+    chunk's stay valid until the next but one (a sink may work on one chunk while the next is
+    decoded). It returns False to stop the decoding (`halted`)."""
 
     def __init__(
         self,
@@ -59,20 +74,38 @@ class RecordDecoder:
         method_ids: list[int],
         *,
         dalvik_fill: bool = False,
+        clocks: Collection[str] | None = None,
+        sink: Sink | None = None,
     ) -> None:
         self.layout = layout
-        self.pos = 0
+        self.sink = sink
+        self.halted = False
+        if sink is not None:
+            capacity = min(capacity, max(1, CHUNK_BYTES // layout.record_size))
+        self.pos = 0  # records decoded
+        self.row = 0  # the columns' next row (records not yet handed to the sink)
         self.stopped_at: int | None = None  # record index of a Dalvik fill-pattern record
         self.dalvik_fill = dalvik_fill and not layout.wide_ids
-        self.thread = np.empty(capacity, dtype=np.uint16)
+        # thread rows: a byte a record while the rows fit (wider when records add threads)
+        self.thread = np.empty(capacity, dtype=thread_index_dtype(len(thread_ids)))
         # method rows: two bytes a record while the rows fit (a key of < 32,768 methods)
         self.method = np.empty(capacity, dtype=method_dtype(len(method_ids)))
         self.action = np.empty(capacity, dtype=np.uint8)
-        self.times = {c: np.empty(capacity, dtype=np.int64) for c in layout.clocks}
+        kept = [c for c in layout.clocks if clocks is None or c in clocks]
+        if not kept and clocks:  # none of the clocks asked for: every one
+            kept = list(layout.clocks)
+        self.times = {c: np.empty(capacity, dtype=np.int64) for c in kept}
+        # the clocks decoded past the first records: the kept ones, and the CPU clock for the
+        # wall-unit check when the wall clock is kept
+        self.carried = [c for c in layout.clocks if c in kept or (c == "cpu" and "wall" in kept)]
         last = len(layout.clocks) - 1
         rows = max(16, len(thread_ids))
-        self.clocks = {c: ThreadClock(rows, sample=i == last) for i, c in enumerate(layout.clocks)}
+        # the statistical sample of steps, from the last clock: not when no time is kept
+        sample = [i == last and bool(kept) for i in range(last + 1)]
+        self.clocks = {c: ThreadClock(rows, sample=sample[i]) for i, c in enumerate(layout.clocks)}
         self.bad_actions = 0
+        self._sampling: tuple[bool, float | None] | None = None
+        self._spare: Columns | None = None  # (a sink's) the other set of columns
         # threads: tid -> row table; key tids > 0xFFFF also answer to their low 16 bits
         self.thread_ids = list(thread_ids)
         self.new_threads: list[int] = []
@@ -102,7 +135,7 @@ class RecordDecoder:
 
     def feed(self, rec: np.ndarray) -> None:
         """Decode the structured record array `rec` into the next rows of the columns."""
-        if self.stopped_at is not None or not len(rec):
+        if self.stopped_at is not None or self.halted or not len(rec):
             return
         if self.dalvik_fill:
             fill = np.flatnonzero(rec["mid"] == _FILL)
@@ -111,12 +144,37 @@ class RecordDecoder:
                 rec = rec[: fill[0]]
                 if not len(rec):
                     return
-        if self._compiled(rec):
-            return
+        if not self._compiled(rec):
+            self._decode(rec)
+        if self.sink is not None:
+            n, self.row = self.row, 0
+            times = {c: col[:n] for c, col in self.times.items()}
+            cpu, wall = times.get("cpu"), times.get("wall")
+            chunk = EventTable(self.thread[:n], self.method[:n], self.action[:n], cpu, wall)
+            self._swap()
+            self.halted = not self.sink(self.pos - n, chunk)
+
+    def _swap(self) -> None:
+        """Decode the next chunk into the other set of columns (made alike when the rows
+        outgrew its dtypes)."""
+        spare = self._spare
+        if spare is None or (spare[0].dtype, spare[1].dtype) != (
+            self.thread.dtype,
+            self.method.dtype,
+        ):
+            like = np.empty_like
+            times = {c: like(col) for c, col in self.times.items()}
+            spare = (like(self.thread), like(self.method), like(self.action), times)
+        self._spare = (self.thread, self.method, self.action, self.times)
+        self.thread, self.method, self.action, self.times = spare
+
+    def _decode(self, rec: np.ndarray) -> None:
+        """The numpy decoding of `rec` (see the module docstring)."""
         mval = np.ascontiguousarray(rec["mid"])
         n = len(rec)
-        s, e = self.pos, self.pos + n
-        self.pos = e
+        s, e = self.row, self.row + n
+        self.pos += n
+        self.row = e
         rows = self._threads(np.ascontiguousarray(rec["tid"]), s, e)
         act = self.action[s:e]
         np.bitwise_and(mval, 3, out=act, casting="unsafe")
@@ -141,6 +199,8 @@ class RecordDecoder:
             clock.grow(len(self.thread_ids))
             raw = np.ascontiguousarray(rec[f"t{i}"])
             val = clock.apply(raw[order] if order is not None else raw, starts, group_rows)
+            if name not in self.times:
+                continue
             out = self.times[name][s:e]
             if val is None:
                 np.multiply(raw, _THOUSAND, out=out)
@@ -152,52 +212,23 @@ class RecordDecoder:
                     out[order] = val
 
     def _compiled(self, rec: np.ndarray) -> bool:
-        """Decode `rec` with the compiled pass (analysis/kernels/decode.py) when it can: every
+        """Decode `rec` with the compiled passes (readers/v1/compiled.py) when they can: every
         clock's statistical sample is complete, the ids are 4-byte and every id is known
         (else the numpy path decodes the chunk, adding rows for new ids). True when done."""
         if self.layout.wide_ids or not _NATIVE or any(c.wanting for c in self.clocks.values()):
             return False
-        from traceview.analysis.kernels import decode
+        from traceview.readers.v1.compiled import decode_chunk
 
-        s, e = self.pos, self.pos + len(rec)
-        empty = np.zeros(0, dtype=np.int32)
-        methods = (
-            self.mlut if self.mlut is not None else empty,
-            self.mlo,
-            self.sorted_keys,
-            self.sorted_rows,
-        )
-        out = (self.thread[s:e], self.method[s:e], self.action[s:e])
-        done, bad = decode.ids(rec["tid"], rec["mid"], self.tlut, methods, out)
-        if done < len(rec):
-            return False
-        self.bad_actions += bad
-        self.pos = e
-        rows = self.thread[s:e]
-        for i, name in enumerate(self.layout.clocks):
-            clock = self.clocks[name]
-            clock.grow(len(self.thread_ids))
-            state = (clock.last, clock.cmax, clock.first)
-            wraps, back = decode.times(rec[f"t{i}"], rows, state, self.times[name][s:e])
-            clock.wraps += wraps
-            clock.backwards += back
-        return True
+        self.sampling()  # now, while the columns are still mostly untouched (its temporaries)
+        return decode_chunk(self, rec)
 
-    def rebind(self, tid: int) -> int | None:
-        """Give `tid` a new row for the records fed from now on, when its current row has
-        records (the VM reused the id); returns the new row, or None when the current row
-        has no records yet (nothing to keep apart)."""
-        row = int(self.tlut[tid])
-        if row >= 0 and not any(
-            row < len(c.last) and c.last[row] >= 0 for c in self.clocks.values()
-        ):
-            return None
-        new = len(self.thread_ids)
-        self.thread_ids.append(tid)
-        self.tlut[tid] = new
-        for clock in self.clocks.values():
-            clock.grow(len(self.thread_ids))
-        return new
+    def sampling(self) -> tuple[bool, float | None]:
+        """(sampled, interval µs) guessed from the last clock's steps over the first records
+        (`summary.guess_sampling`), guessed once."""
+        if self._sampling is None:
+            deltas = self.clocks[self.layout.clocks[-1]].sample_deltas()
+            self._sampling = guess_sampling(deltas) if deltas is not None else (False, None)
+        return self._sampling
 
     def _threads(self, tid: np.ndarray, s: int, e: int) -> np.ndarray:
         """Thread rows of `tid` (uint8 when < 256 rows: the sort is then one radix pass)."""
@@ -209,12 +240,17 @@ class RecordDecoder:
                 self.thread_ids.append(int(t))
                 self.new_threads.append(int(t))
             rows = self.tlut[tid]
-        if len(self.thread_ids) > 0xFFFF and self.thread.dtype == np.uint16:
-            self.thread = self.thread.astype(np.uint32)
+        self.widen_threads()
         self.thread[s:e] = rows
         small = np.uint8 if len(self.thread_ids) <= 0x100 else np.uint16
         out: np.ndarray = rows.astype(small) if len(self.thread_ids) <= 0x10000 else rows
         return out
+
+    def widen_threads(self) -> None:
+        """Make the thread column wide enough for every thread row so far."""
+        wider = thread_index_dtype(len(self.thread_ids))
+        if wider.itemsize > self.thread.itemsize:
+            self.thread = self.thread.astype(wider)
 
     def _methods(self, keys: np.ndarray, s: int, e: int) -> None:
         out = self.method[s:e]
@@ -259,35 +295,3 @@ class RecordDecoder:
         all_rows = np.concatenate([self.sorted_rows, rows.astype(np.int32)])
         order = np.argsort(all_keys, kind="stable")
         self.sorted_keys, self.sorted_rows = all_keys[order], all_rows[order]
-
-    def diagnostics(self) -> list[Diagnostic]:
-        """What the decoding repaired or noticed."""
-        wraps = sum(c.wraps for c in self.clocks.values())
-        backwards = sum(c.backwards for c in self.clocks.values())
-        found = [
-            (
-                "clock-wrap",
-                wraps,
-                f"the 32-bit µs clock wrapped {wraps} time(s) within threads (traces longer "
-                "than 71.6 min); unwrapped",
-            ),
-            (
-                "time-backwards",
-                backwards,
-                f"{backwards} time value(s) are earlier than the previous record of their "
-                "thread; clamped to the previous time",
-            ),
-            (
-                "bad-action",
-                self.bad_actions,
-                f"{self.bad_actions} record(s) have action 3 (unused); read as exits, "
-                "as dmtracedump does",
-            ),
-            (
-                "truncated-thread-id",
-                self.truncated_tids,
-                f"{self.truncated_tids} thread id(s) of the key exceed 16 bits; records with "
-                "the low 16 bits of such an id are attributed to it",
-            ),
-        ]
-        return [Diagnostic(code, text, count=n) for code, n, text in found if n]

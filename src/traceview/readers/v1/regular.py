@@ -8,12 +8,13 @@ the file into preallocated columns (`Source.records`, `RecordDecoder`).
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 
 from traceview.model import Diagnostic, Trace, TraceFormatError, Variant
 from traceview.readers.keytext import KeyText, find_key_end, parse_key
 from traceview.readers.source import Source
 from traceview.readers.v1.header import layout_for, parse_data_header, resolve_clock
-from traceview.readers.v1.records import RecordDecoder
+from traceview.readers.v1.records import RecordDecoder, Sink
 from traceview.readers.v1.tables import finish
 
 _HEAD = 1 << 20
@@ -52,11 +53,20 @@ def sniff(head: bytes) -> bool:
     return head.startswith((b"*version", b"\xef\xbb\xbf*version"))
 
 
-def read(src: Source, *, source: str | None = None) -> Trace:
-    """Read a combined key + data file."""
+def read(
+    src: Source,
+    *,
+    source: str | None = None,
+    clocks: Collection[str] | None = None,
+    sink: Sink | None = None,
+) -> Trace:
+    """Read a combined key + data file; `clocks`: the time columns wanted, `sink`: where the
+    records go instead of the trace (`RecordDecoder`)."""
     diags: list[Diagnostic] = []
     key = read_key(src, diags)
-    return read_data(src, key.end, key, variant="regular", diags=diags, source=source)
+    return read_data(
+        src, key.end, key, variant="regular", diags=diags, source=source, clocks=clocks, sink=sink
+    )
 
 
 def read_data(
@@ -67,8 +77,12 @@ def read_data(
     variant: Variant,
     diags: list[Diagnostic],
     source: str | None,
+    clocks: Collection[str] | None = None,
+    sink: Sink | None = None,
 ) -> Trace:
-    """Decode the data section at `offset` of `src` with the (optional) key."""
+    """Decode the data section at `offset` of `src` with the (optional) key, keeping the time
+    columns of `clocks` (default every clock), or handing the records to `sink`
+    (`RecordDecoder`)."""
     head = src.read(offset, 64)
     if not _consistent(head, src.size - offset):
         fixed = _unmangle(src.read(offset, src.size - offset) if src.size - offset < _TEXT else b"")
@@ -119,10 +133,13 @@ def read_data(
     threads = key.threads if key else {}
     methods = list(key.methods) if key else []
     vm = options.get("vm")
-    dec = RecordDecoder(layout, count, list(threads), methods, dalvik_fill=vm in (None, "dalvik"))
+    fill = vm in (None, "dalvik")
+    dec = RecordDecoder(
+        layout, count, list(threads), methods, dalvik_fill=fill, clocks=clocks, sink=sink
+    )
     for chunk in src.records(hdr.data_start, count, layout.dtype()):
         dec.feed(chunk)
-        if dec.stopped_at is not None:
+        if dec.stopped_at is not None or dec.halted:
             break
     if key is None:
         diags.append(

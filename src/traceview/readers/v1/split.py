@@ -8,10 +8,12 @@ bytes of a `.data` file cannot name their key). A data file with no key becomes 
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 from pathlib import Path
 
 from traceview.model import Diagnostic, Trace
 from traceview.readers.source import Source
+from traceview.readers.v1.records import Sink
 from traceview.readers.v1.regular import read_data, read_key
 
 
@@ -33,8 +35,16 @@ def _starts(path: Path, magic: bytes) -> bool:
         return f.read(len(magic)) == magic
 
 
-def read_split(key_src: Source, data_src: Source, *, source: str | None = None) -> Trace:
-    """Read a key file and its data file as one trace (variant "split")."""
+def read_split(
+    key_src: Source,
+    data_src: Source,
+    *,
+    source: str | None = None,
+    clocks: Collection[str] | None = None,
+    sink: Sink | None = None,
+) -> Trace:
+    """Read a key file and its data file as one trace (variant "split"), keeping the time
+    columns of `clocks` (default every clock), or handing the records to `sink`."""
     diags: list[Diagnostic] = []
     key = read_key(key_src, diags)
     extra = key_src.read(key.end, 16)
@@ -47,7 +57,9 @@ def read_split(key_src: Source, data_src: Source, *, source: str | None = None) 
                 count=key_src.size - key.end,
             )
         )
-    return read_data(data_src, 0, key, variant="split", diags=diags, source=source)
+    return read_data(
+        data_src, 0, key, variant="split", diags=diags, source=source, clocks=clocks, sink=sink
+    )
 
 
 def sniff(head: bytes) -> bool:
@@ -57,11 +69,14 @@ def sniff(head: bytes) -> bool:
     )
 
 
-def read(src: Source, *, source: str | None = None) -> Trace:
+def read(src: Source, *, source: str | None = None, clocks: Collection[str] | None = None) -> Trace:
     """Read a bare `SLOW` v1-3 data section (variant "data-only"); `load` finds the pair."""
-    return read_data_only(src, source=source)
+    return read_data_only(src, source=source, clocks=clocks)
 
 
-def read_data_only(src: Source, *, source: str | None = None) -> Trace:
-    """Read a bare `SLOW` v1-3 data section (variant "data-only")."""
-    return read_data(src, 0, None, variant="data-only", diags=[], source=source)
+def read_data_only(
+    src: Source, *, source: str | None = None, clocks: Collection[str] | None = None
+) -> Trace:
+    """Read a bare `SLOW` v1-3 data section (variant "data-only"), keeping the time columns
+    of `clocks` (default every clock)."""
+    return read_data(src, 0, None, variant="data-only", diags=[], source=source, clocks=clocks)

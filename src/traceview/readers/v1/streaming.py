@@ -9,6 +9,7 @@ without one (Android 5-7, or pulled mid-trace) are "streaming-nosummary".
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 
 import numpy as np
 
@@ -37,8 +38,9 @@ def sniff(head: bytes) -> bool:
     )
 
 
-def read(src: Source, *, source: str | None = None) -> Trace:
-    """Read a V1 streaming trace (the whole stream is walked in memory)."""
+def read(src: Source, *, source: str | None = None, clocks: Collection[str] | None = None) -> Trace:
+    """Read a V1 streaming trace (the whole stream is walked in memory), keeping the time
+    columns of `clocks` (default every clock)."""
     data = src.whole()
     diags: list[Diagnostic] = []
     hdr = parse_data_header(data[:64], 0, diags)
@@ -173,7 +175,7 @@ def read(src: Source, *, source: str | None = None) -> Trace:
         )
     total = sum(k for _, k in segments)
     records = Source(b"".join(memoryview(data)[o : o + k * rs] for o, k in segments))
-    dec = RecordDecoder(layout, total, list(threads), list(methods))
+    dec = RecordDecoder(layout, total, list(threads), list(methods), clocks=clocks)
     row_names = _decode_with_renames(dec, records, total, renames, diags)
     return finish(
         dec,
@@ -214,7 +216,7 @@ def _decode_with_renames(
         if tid < 0:
             break
         later = tids is not None and bool(np.any(tids[at:] == tid))
-        row = dec.rebind(tid) if later else None
+        row = rebind(dec, tid) if later else None
         if row is None:
             row = int(dec.tlut[tid])
             renamed += 1
@@ -259,3 +261,19 @@ def _run_length(data: bytes, pos: int, rs: int, avail: int) -> int:
         done += c
         window = min(window * 8, 1 << 20)
     return avail
+
+
+def rebind(dec: RecordDecoder, tid: int) -> int | None:
+    """Give `tid` a new row for the records fed from now on, when its current row has records
+    (the VM reused the id); returns the new row, or None when the current row has no records
+    yet (nothing to keep apart)."""
+    row = int(dec.tlut[tid])
+    if row >= 0 and not any(row < len(c.last) and c.last[row] >= 0 for c in dec.clocks.values()):
+        return None
+    new = len(dec.thread_ids)
+    dec.thread_ids.append(tid)
+    dec.widen_threads()
+    dec.tlut[tid] = new
+    for clock in dec.clocks.values():
+        clock.grow(len(dec.thread_ids))
+    return new

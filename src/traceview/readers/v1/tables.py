@@ -20,7 +20,7 @@ from traceview.model import (
 )
 from traceview.readers.assemble import About, MethodFields, assemble, method_table, thread_table
 from traceview.readers.keytext import KeyText
-from traceview.readers.summary import elapsed_ns, guess_sampling
+from traceview.readers.summary import elapsed_ns
 from traceview.readers.v1.records import RecordDecoder
 
 
@@ -38,8 +38,9 @@ def finish(
     row_names: Mapping[int, str | None] | None = None,
 ) -> Trace:
     """Build the Trace from a finished decoder and the key/summary text (`row_names`: names
-    of rows that differ from their id's declared name, a reused or renamed thread id)."""
-    n = dec.pos
+    of rows that differ from their id's declared name, a reused or renamed thread id); the
+    trace of a decoder that handed its records to a sink has none."""
+    n = dec.row
     options = dict(key.options) if key else {}
     if key is not None and key.version is not None and key.version != (version & 0x0F):
         diags.append(
@@ -80,10 +81,10 @@ def finish(
             )
         )
     methods = _method_table(dec, key)
-    diags.extend(dec.diagnostics())
+    diags.extend(decoding_diagnostics(dec))
     times = {c: col[:n] for c, col in dec.times.items()}
     elapsed = elapsed_ns(options)
-    if "cpu" in times and "wall" in times:
+    if "wall" in times and "cpu" in dec.carried:  # (a CPU clock decoded, kept or not)
         cpu_span, wall_span = dec.clocks["cpu"].span(), dec.clocks["wall"].span()
         # Thread CPU time cannot outrun wall time; wall values in ms (the bug) make the CPU
         # spans ~1000x (at most, ~100x for mostly idle threads) the wall spans.
@@ -102,8 +103,7 @@ def finish(
                     "CPU time: the 2025 ART unit bug (wall values are ms); wall scaled by 1000",
                 )
             )
-    deltas = dec.clocks[dec.layout.clocks[-1]].sample_deltas()
-    sampled, interval = guess_sampling(deltas) if deltas is not None else (False, None)
+    sampled, interval = dec.sampling()
     thread_col = dec.thread[:n]
     tdtype = thread_index_dtype(len(dec.thread_ids))
     if thread_col.dtype != tdtype:
@@ -120,6 +120,7 @@ def finish(
         sampled=sampled,
         sampling_interval_us=interval,
         records_where="the data section" if variant in ("regular", "split") else None,
+        records=dec.pos if dec.sink is not None else None,
     )
     events = EventTable(
         thread=thread_col,
@@ -149,3 +150,36 @@ def _method_table(dec: RecordDecoder, key: KeyText | None) -> MethodTable:
 def _sample(items: list[int] | list[str], k: int = 5) -> str:
     shown = ", ".join(str(i) for i in items[:k])
     return shown + (", …" if len(items) > k else "")
+
+
+def decoding_diagnostics(dec: RecordDecoder) -> list[Diagnostic]:
+    """What the decoding repaired or noticed."""
+    wraps = sum(c.wraps for c in dec.clocks.values())
+    backwards = sum(c.backwards for c in dec.clocks.values())
+    found = [
+        (
+            "clock-wrap",
+            wraps,
+            f"the 32-bit µs clock wrapped {wraps} time(s) within threads (traces longer "
+            "than 71.6 min); unwrapped",
+        ),
+        (
+            "time-backwards",
+            backwards,
+            f"{backwards} time value(s) are earlier than the previous record of their "
+            "thread; clamped to the previous time",
+        ),
+        (
+            "bad-action",
+            dec.bad_actions,
+            f"{dec.bad_actions} record(s) have action 3 (unused); read as exits, "
+            "as dmtracedump does",
+        ),
+        (
+            "truncated-thread-id",
+            dec.truncated_tids,
+            f"{dec.truncated_tids} thread id(s) of the key exceed 16 bits; records with "
+            "the low 16 bits of such an id are attributed to it",
+        ),
+    ]
+    return [Diagnostic(code, text, count=n) for code, n, text in found if n]

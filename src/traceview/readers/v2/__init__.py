@@ -8,6 +8,7 @@ units in `units.py`, infos in `infos.py`) are imported on the first V2 file.
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 
 from traceview.model import Trace
 from traceview.readers.source import Source
@@ -30,8 +31,14 @@ def sniff(head: bytes) -> bool:
     return version in VERSIONS
 
 
-def read(data: Source | bytes | memoryview, *, source: str | None = None) -> Trace:
-    """Read one V2 trace (the whole file, gzip already removed)."""
+def read(
+    data: Source | bytes | memoryview,
+    *,
+    source: str | None = None,
+    clocks: Collection[str] | None = None,
+) -> Trace:
+    """Read one V2 trace (the whole file, gzip already removed). Every clock is read:
+    `clocks` is the readers' contract (`load` drops the columns not wanted)."""
     from traceview.readers.v2.reader import read_bytes
 
     buf = data.whole() if isinstance(data, Source) else data
