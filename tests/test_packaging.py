@@ -5,6 +5,7 @@ licensed, and the bundled demo trace does not dominate the wheel."""
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import stat
@@ -117,6 +118,7 @@ def _run_ci(machine: Path) -> tuple[int, str, list[str]]:
     env = {**os.environ, "PATH": f"{machine / 'bin'}:/usr/bin:/bin", "CI": "true"}
     env["HOME"] = str(machine / "home")
     env.pop("TRACEVIEW_TEST_NODE", None)
+    env.pop("TRACEVIEW_TEST_TOOLS", None)
     done = subprocess.run(
         ["bash", str(machine / "repo" / ".ci" / "run")],
         capture_output=True,
@@ -138,9 +140,11 @@ def test_ci_fails_when_pytest_fails_or_finds_no_tests(
     machine = _fake_machine(tmp_path, uid=1000, missing="", pytest_status=status)
     code, err, log = _run_ci(machine)
     assert code == want, err
+    tools = [f"python3 -m venv {tmp_path}/home/.cache/traceview-test-tools/venv"]
     assert log == [
         f"npm install --prefix {tmp_path}/home/.cache/traceview-test-node --no-audit --no-fund "
         "--no-save -q speedscope@1.25.0 pprof-format@2.3.2",
+        *(tools if platform.machine() == "x86_64" else []),  # simpleperf (a stub: not made)
         "python3 -m venv .venv",
         "venv pip install -e .[test]",
         "venv python -m pytest",
