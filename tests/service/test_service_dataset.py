@@ -187,3 +187,17 @@ def test_a_mapping_given_or_removed_later_replaces_the_runs_rows(served, tmp_pat
     assert all(got[t].equals(want_plain[t]) for t in want_plain)
     assert client.delete(url, headers=WRITE).status_code == 404  # no mapping left
     assert not any((root / "_staging").iterdir()) and not any((root / "_claims").iterdir())
+
+
+def test_a_deleted_upload_leaves_the_dataset(served, runs) -> None:  # type: ignore[no-untyped-def]
+    """DELETE /api/traces/<id>: the run's rows leave every table of the service's dataset
+    (they stayed, charting a run its owner had deleted); the other runs keep theirs."""
+    client, root = served
+    gone = post(client, runs[0][0], "b0.trace", app="com.example", build="100").json()["id"]
+    kept = post(client, runs[1][0], "c0.trace", app="com.example", build="101").json()["id"]
+    assert client.delete(f"/api/traces/{gone}", headers=WRITE).status_code == 200
+    tables = read_tables(root)
+    for name, table in tables.items():
+        assert gone not in set(table.column("trace_id").to_pylist()), name
+    assert set(tables["calls"].column("trace_id").to_pylist()) == {kept}
+    assert client.delete(f"/api/traces/{gone}", headers=WRITE).status_code == 404

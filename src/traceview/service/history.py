@@ -7,7 +7,8 @@ shows the median exclusive and inclusive time per build as a chart with every ru
 Adding runs in a worker thread, one upload at a time per service (the dataset itself is safe
 with other writers too), with the trace's ProGuard/R8 mapping when it has one; a trace whose
 labels change (uploaded again with other labels) or whose mapping comes or goes (`PUT` or
-`DELETE /api/traces/<id>/mapping`) is added again, its old rows replaced in one publication.
+`DELETE /api/traces/<id>/mapping`) is added again, its old rows replaced in one publication;
+a deleted upload (`DELETE /api/traces/<id>`) leaves the dataset too.
 Names from traces are escaped everywhere.
 """
 
@@ -87,6 +88,16 @@ class Feed:
             finally:
                 link.unlink(missing_ok=True)
                 link.parent.rmdir()
+
+    def drop(self, trace_id: str) -> None:
+        """Take the deleted upload `trace_id` out of every table (nothing when it is not
+        there): a run its owner deleted leaves the history too."""
+        from traceview.dataset.read import published_ids
+        from traceview.dataset.remove import remove
+
+        with self.lock:
+            if (self.root / "traces").is_dir() and trace_id in published_ids(self.root):
+                remove(self.root, [trace_id])
 
 
 def history_routes(feed: Feed, run: Run, error: Callable[[int, str], Response]) -> list[Route]:

@@ -59,6 +59,14 @@ def _feed_one(feed: Feed, store: Store, record: TraceRecord, again: bool = False
         print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
 
 
+def _drop_one(feed: Feed, trace_id: str) -> None:
+    """Take a deleted upload out of the service's dataset (a failure is noted on stderr)."""
+    try:
+        feed.drop(trace_id)
+    except Exception as exc:  # the dataset is a by-product: never fail the service for it
+        print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
+
+
 def upload_routes(
     store: Store,
     sessions: SessionCache,
@@ -227,7 +235,12 @@ def upload_routes(
         for key in sessions.sizes():  # the trace and every comparison holding it
             if trace_id in key:
                 sessions.drop(key)
-        return _json({"deleted": trace_id}) if gone else error(404, "no such trace")
+        if not gone:
+            return error(404, "no such trace")
+        response = _json({"deleted": trace_id})
+        if feed is not None:  # its rows leave the dataset once the answer is sent
+            response.background = BackgroundTask(_drop_one, feed, trace_id)
+        return response
 
     routes = [
         Route("/api/traces", listing),
