@@ -83,7 +83,9 @@ def test_the_child_answers_for_a_mapping_within_its_limits(tmp_path: Path) -> No
     good = tmp_path / "good.txt"
     good.write_text("a.B -> c:\n    void run() -> a\nq.R -> d:\n")
     assert probe(str(good), Limits(), "mapping") == {"classes": 2, "notes": 0}
+    # a class line of blanks is refused by the child in one line (that the parser is linear
+    # in such lines is counted, not timed: tests/hardening/test_hardening_mapping.py)
     blanks = tmp_path / "blanks.txt"
-    blanks.write_bytes(b"a" + b" " * (4 << 20))  # quadratic parsing: hours; now milliseconds
+    blanks.write_bytes(b"a" + b" " * 4096)
     with pytest.raises(Rejected, match="not a ProGuard/R8 mapping file"):
-        probe(str(blanks), Limits(seconds=60), "mapping")
+        probe(str(blanks), Limits(), "mapping")
