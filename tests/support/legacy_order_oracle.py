@@ -17,29 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from traceview.analysis.dmtracedump.numbers import LegacyProfile
+from traceview.analysis.dmtracedump.order import Group, Relative
 
 Key = Callable[[int], Any]
-
-
-@dataclass(frozen=True)
-class Group:
-    """One class (or one method name): its summed exclusive µs and calls, and its methods'
-    entries in printing order."""
-
-    title: bytes
-    excl: int
-    calls: int
-    recursive: int
-    entries: list[int]
-
-
-@dataclass(frozen=True)
-class Relative:
-    """One parent or child row of the inclusive section."""
-
-    entry: int
-    time: int
-    calls: int
 
 
 @dataclass(frozen=True)
