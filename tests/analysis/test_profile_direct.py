@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 import traceview
 from support.corpus import readable
 from support.engine_checks import traces
-from support.tracebuild import make_trace
+from support.tracebuild import make_trace, many_threads
 from traceview.analysis.calls import build_calls
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import default_clock
 from traceview.exporters.dump import regress
-from traceview.model import EventTable, Header, MethodTable, ThreadTable, Trace
+from traceview.model import EventTable, ThreadTable, Trace
 from traceview.synth import generate
 
 
@@ -125,43 +125,6 @@ def test_streamed_on_corpus(path: Path) -> None:
     trace = traceview.load(path)
     trace.validate()
     assert_same(trace)
-
-
-def many_threads(n: int, interleaved: bool) -> Trace:
-    """`n` threads, each calling A then B inside it (records interleaved across threads or
-    grouped by thread), every fifth thread left with B open at the end."""
-    step = np.array([0, 1, 1, 0])
-    method = np.tile(step, n)
-    action = np.tile(np.array([0, 0, 1, 1]), n)
-    thread = np.repeat(np.arange(n), 4)
-    keep = ~((np.arange(4 * n) % 4 >= 2) & (thread % 5 == 0))
-    if interleaved:
-        order = np.lexsort((thread, np.arange(4 * n) % 4))
-        method, action, thread, keep = method[order], action[order], thread[order], keep[order]
-    method, action, thread = method[keep], action[keep], thread[keep]
-    t = np.arange(len(thread), dtype=np.int64) * 1000
-    events = EventTable(
-        thread=thread.astype(np.uint16 if n <= 0xFFFF else np.uint32),
-        method=method.astype(np.int32),
-        action=action.astype(np.uint8),
-        cpu=t // 2,
-        wall=t,
-    )
-    methods = MethodTable(
-        id=np.array([4, 8], dtype=np.uint64),
-        class_name=("a.A", "a.B"),
-        name=("run", "go"),
-        signature=("()V", "()V"),
-        source_file=("", ""),
-        line=np.full(2, -1, dtype=np.int32),
-        declared=np.ones(2, dtype=bool),
-    )
-    header = Header(variant="regular", version=3, clock="dual", options={"clock": "dual"})
-    ids = np.arange(1, n + 1, dtype=np.int64)
-    threads = ThreadTable(id=ids, name=tuple(f"t{i}" for i in range(n)))
-    trace = Trace(header=header, threads=threads, methods=methods, events=events)
-    trace.validate()
-    return trace
 
 
 @pytest.mark.parametrize("interleaved", [False, True])

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from support.tracebuild import many_threads
 from traceview.analysis import Session, calls
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.view import View
@@ -75,31 +76,6 @@ def nested(n: int) -> Trace:
     return _trace(ThreadTable(id=np.array([1]), name=("main",)), methods, events)
 
 
-def many_threads(n: int) -> Trace:
-    """`n` threads each calling A then B inside it, their records interleaved."""
-    method = np.repeat(np.array([0, 1, 1, 0]), n).astype(np.int32)
-    action = np.repeat(np.array([0, 0, 1, 1]), n).astype(np.uint8)
-    t = np.arange(4 * n, dtype=np.int64) * 1000
-    events = EventTable(
-        thread=np.tile(np.arange(n), 4).astype(np.uint16 if n <= 0xFFFF else np.uint32),
-        method=method,
-        action=action,
-        cpu=t,
-        wall=t,
-    )
-    methods = MethodTable(
-        id=np.array([4, 8], dtype=np.uint64),
-        class_name=("com.a.A", "com.a.B"),
-        name=("run", "go"),
-        signature=("()V", "()V"),
-        source_file=("", ""),
-        line=np.full(2, -1, dtype=np.int32),
-        declared=np.ones(2, dtype=bool),
-    )
-    ids = np.arange(1, n + 1, dtype=np.int64)
-    return _trace(ThreadTable(id=ids, name=tuple(f"t{i}" for i in range(n))), methods, events)
-
-
 def _trace(threads: ThreadTable, methods: MethodTable, events: EventTable) -> Trace:
     header = Header(
         variant="regular", version=3, clock="dual", key_version=3, vm="art",
@@ -135,7 +111,7 @@ def test_small_threads_are_not_paired_one_by_one(monkeypatch: pytest.MonkeyPatch
         return real(*args, **kw)
 
     monkeypatch.setattr(calls, "pair_thread", pair_thread)
-    prof = direct_profile(many_threads(3000))
+    prof = direct_profile(many_threads(3000, interleaved=True, open_every=0))
     assert int(prof.calls.sum()) == 6000
     assert seen["pairings"] < 64, seen
 
@@ -148,7 +124,7 @@ def _limit() -> None:
 def big(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("scaling")
     files = {"threads": folder / "threads.trace", "methods": folder / "methods.trace"}
-    write(many_threads(65535), files["threads"])
+    write(many_threads(65535, interleaved=True, open_every=0), files["threads"])
     write(nested(50_000), files["methods"])
     return files
 
