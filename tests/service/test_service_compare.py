@@ -6,29 +6,20 @@ comparison refuses changes; names escaped; deletion drops the comparisons holdin
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_service_routes import WRITE, make_client, upload
 
-from support.plant import ALWAYS, planted_runs
+from support.plant import ALWAYS, planted_bytes
 from traceview.service.compare import MAX_RUNS, parse_side
-from traceview.writer import write
 
 
 @pytest.fixture(scope="module")
 def runs() -> tuple[list[bytes], list[bytes]]:
     """Two runs per side of the planted scenario, as files' bytes."""
-    base, cand = planted_runs(runs=2)
-
-    def data(t: object) -> bytes:
-        out = io.BytesIO()
-        write(t, out)  # type: ignore[arg-type]
-        return out.getvalue()
-
-    return [data(t) for t in base], [data(t) for t in cand]
+    return planted_bytes(runs=2)
 
 
 @pytest.fixture

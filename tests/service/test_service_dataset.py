@@ -6,7 +6,6 @@ by the page itself (no script, nothing fetched elsewhere), names escaped."""
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from test_service_routes import WRITE, make_client
 
 from support.datasets import read_tables
-from support.plant import ALWAYS, planted_runs
+from support.plant import ALWAYS, planted_bytes
 from traceview.analysis import Session
 from traceview.api.keys import method_key
 from traceview.readers import load
@@ -28,14 +27,7 @@ pytest.importorskip("duckdb")
 
 @pytest.fixture(scope="module")
 def runs() -> tuple[list[bytes], list[bytes]]:
-    base, cand = planted_runs(runs=2)
-
-    def data(t: object) -> bytes:
-        out = io.BytesIO()
-        write(t, out)  # type: ignore[arg-type]
-        return out.getvalue()
-
-    return [data(t) for t in base], [data(t) for t in cand]
+    return planted_bytes(runs=2)
 
 
 @pytest.fixture

@@ -147,3 +147,18 @@ def planted_runs(runs: int = 5, moved: bool = False) -> tuple[list[Trace], list[
             slower[SOMETIMES] = 1.3
         cand.append(reshape(after, seed=100 + i, slower=slower))
     return base, cand
+
+
+def planted_bytes(runs: int = 2) -> tuple[list[bytes], list[bytes]]:
+    """`planted_runs(runs)` written as trace files' bytes (what a service receives)."""
+    import io
+
+    from traceview.writer import write
+
+    def data(t: Trace) -> bytes:
+        out = io.BytesIO()
+        write(t, out)
+        return out.getvalue()
+
+    base, cand = planted_runs(runs=runs)
+    return [data(t) for t in base], [data(t) for t in cand]
