@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.refusal import refused
 from traceview.cli import main
 from traceview.synth import generate
 from traceview.writer import write
@@ -20,14 +21,6 @@ def trace_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("formats") / "t.trace"
     write(generate(records=4000, threads=3, seed=3), str(path))
     return path
-
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line a refused command prints (status 2)."""
-    assert main(argv) == 2, argv
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("traceview: "), (argv, err)
-    return err[0]
 
 
 def test_pb_is_pprof(trace_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ import pytest
 from support.corpus import corpus_path, readable
 from support.perfetto_read import SYSTEM, expected, read, render, thread_tracks, whole
 from support.protoc import decode, one, packets
+from support.refusal import refused
 from traceview.analysis import Session
 from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
@@ -79,16 +80,6 @@ def trace_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("perfetto") / "t.trace"
     write(generate(records=2000, threads=2, seed=5), str(path))
     return path
-
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line a refused command prints (status 2)."""
-    from traceview.cli import main
-
-    assert main(argv) == 2, argv
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("traceview: "), (argv, err)
-    return err[0]
 
 
 def test_the_cli_guesses_perfetto_and_refuses_merge_into_for_other_formats(
