@@ -14,7 +14,7 @@ import { ViewLink } from "./panels/link.js";
 import { on, select, setClock, setMycode, setRange, setSearch, setThreads, setTrace, state, tooltip } from "./lib/state.js";
 import { savedTheme, setTheme } from "./lib/theme.js";
 import { Timeline } from "./timeline/timeline.js";
-import { busyOn } from "./timeline/threadrows.js";
+import { busyOn, sortedThreads } from "./timeline/threadrows.js";
 import { cmp, loadCompare, selectPair } from "./compare/state.js";
 import { buildCompare, compareWith } from "./compare/wire.js";
 
@@ -29,13 +29,10 @@ function showError(text) {
 
 const FIRST_ROWS = 32; // about the one-level rows a timeline pane shows at first
 
-/** The threads with records the timeline shows on top by default: the main one, then the
- * busiest (timeline/threadrows.js `layoutRows`, sort "busy"). */
+/** The threads with records the timeline shows on top by default (sort "busy"). */
 function firstRows(trace) {
-  const busy = busyOn(trace.default_clock);
   const some = trace.threads.filter((t) => t.records);
-  some.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
-  return some.slice(0, FIRST_ROWS);
+  return sortedThreads(some, "busy", busyOn(trace.default_clock)).slice(0, FIRST_ROWS);
 }
 
 async function loadAll(traceAnswer) {

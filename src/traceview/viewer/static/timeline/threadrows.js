@@ -16,6 +16,15 @@ export function busyOn(clock) {
   return (t) => (clock === "cpu" ? t.cpu_us : t.wall_us) ?? t.wall_us ?? t.cpu_us ?? 0;
 }
 
+/** `threads` (/api/trace threads) in `sort` order ("name", "busy": the main thread, then by
+ * `busy(t)`; else as in the file), a new array. */
+export function sortedThreads(threads, sort, busy) {
+  const order = [...threads];
+  if (sort === "name") order.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
+  else if (sort === "busy") order.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
+  return order;
+}
+
 /** The rows of `threads` (/api/trace threads) in `sort` order ("name", "busy": the main
  * thread, then by `busy(t)`; else as in the file), stacked from y = 0: `{rows: [{thread, y, h,
  * depth, full, skip, compact, capped, offset}], height}`. `shape` holds what is known per
@@ -25,9 +34,7 @@ export function busyOn(clock) {
  * shows every level rather than COLLAPSED_DEPTH. `skip` is the first level drawn (the folded
  * stem and the row's own scroll). */
 export function layoutRows(threads, sort, busy, shape, open) {
-  const order = [...threads];
-  if (sort === "name") order.sort((a, b) => String(a.label).localeCompare(String(b.label)) || a.row - b.row);
-  else if (sort === "busy") order.sort((a, b) => Number(b.main) - Number(a.main) || busy(b) - busy(a) || a.row - b.row);
+  const order = sortedThreads(threads, sort, busy);
   const cap = Math.max(COLLAPSED_DEPTH, shape.cap || MAX_DEPTH);
   let y = 0;
   const rows = order.map((t) => {
