@@ -140,3 +140,30 @@ def test_command_on_corpus_file(rel: str, command: str, tmp_path: Path) -> None:
     assert status == 2, (status, err[-3000:])
     lines = err.splitlines()
     assert len(lines) == 1 and refusal in lines[0], err[-3000:]
+
+
+MONOTONIC = ["stats-monotonic", "anr-monotonic"]
+MONOTONIC_CASES = [(p.relative_to(CORPUS).as_posix(), c) for p in corpus_files() for c in MONOTONIC]
+
+
+@pytest.mark.parametrize(
+    ("rel", "command"), MONOTONIC_CASES, ids=[f"{r}:{c}" for r, c in MONOTONIC_CASES]
+)
+def test_times_on_clock_monotonic_on_corpus_file(rel: str, command: str) -> None:
+    """`--time monotonic` on every corpus file: shown (status 0) when the file anchors its
+    times on CLOCK_MONOTONIC, else refused in one line saying why (or the file's own
+    refusal), never a traceback."""
+    name = command.split("-")[0]
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    stderr = io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        status = main([name, "--time", "monotonic", str(CORPUS / rel)])
+    err = stderr.getvalue()
+    assert "Traceback" not in err, err[-3000:]
+    if status == 0:
+        return
+    assert status == 2, (status, err[-3000:])
+    lines = err.splitlines()
+    own = refused(rel)
+    why = own if own is not None else "times cannot be shown on CLOCK_MONOTONIC"
+    assert len(lines) == 1 and why in lines[0], err[-3000:]
