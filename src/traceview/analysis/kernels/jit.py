@@ -9,8 +9,10 @@ numba checks a cache entry against its kernel's own file only: a kernel compiled
 from another module (hashing.py, `edges.kept`) keeps its cached code when only that module
 changes, so delete the `*.nbi`/`*.nbc` files after editing one.
 
-Importing this module imports numba (~0.2 s): modules holding kernels are imported lazily,
-inside the functions that need them, so commands that never run a kernel never pay for it
+Importing this module imports numba (~0.2 s; numba's compiler registries wait for the first
+compilation, so a process that only loads cached kernels never imports them): modules holding
+kernels are imported lazily, inside the functions that need them, so commands that never run
+a kernel never pay for it
 (tests/cli/test_cli_numba.py checks `info`, `stats`, `-r` and `dmtracedump`).
 """
 
@@ -22,6 +24,38 @@ from typing import Any, TypeVar, cast
 import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _registries_when_compiling() -> None:
+    """Defer the CPU context's lowering registries to the first compilation: numba imports
+    them (some sixty modules, ~0.15 s of a command's start) on its first cache load, which
+    needs none of them; only compiling does. Where numba's internals are not as expected
+    (another version), numba is left as it is (tests/analysis/test_jit_start.py)."""
+    import importlib
+
+    try:
+        context = importlib.import_module("numba.core.cpu").CPUContext
+        compiler = importlib.import_module("numba.core.dispatcher")._FunctionCompiler
+        runtime = importlib.import_module("numba.core.runtime").rtsys
+        full = context.load_additional_registries
+        compile_ = compiler.compile
+    except (ImportError, AttributeError):
+        return
+
+    def light(self: Any) -> None:
+        runtime.initialize(self)  # the allocator a loaded kernel calls
+
+    def compiling(self: Any, args: Any, return_type: Any) -> Any:
+        if context.load_additional_registries is light:  # (under numba's compiler lock)
+            context.load_additional_registries = full
+            self.targetdescr.target_context.refresh()
+        return compile_(self, args, return_type)
+
+    context.load_additional_registries = light
+    compiler.compile = compiling
+
+
+_registries_when_compiling()
 
 
 def njit(f: F) -> F:

@@ -1,0 +1,55 @@
+"""A process that only loads cached kernels does not import numba's compiler registries
+(`kernels/jit.py`: some sixty modules, ~0.15 s of every command's start), and one that then
+compiles a kernel still can. Each case runs in a fresh interpreter on its own numba cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+# a cached kernel's load and call; then, in the second run, a compilation of a new kernel
+PROBE = """
+import sys
+import numpy as np
+from traceview.analysis.kernels import pairing
+out = pairing.count(np.array([0, 0, 1], dtype=np.int64), np.array([0, 1, 0], dtype=np.int64), 2)
+print(int(out[0, 0]), int(out[1, 0]), "numba.np.linalg" in sys.modules)
+if sys.argv[1] == "compile":
+    from traceview.analysis.kernels.jit import njit
+
+    def total(a):
+        s = 0.0
+        for v in a:
+            s += v
+        return np.sqrt(s)
+
+    print(njit(total)(np.arange(5, dtype=np.float64)))
+"""
+
+
+def run(cache: Path, mode: str) -> list[str]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, env.get("PYTHONPATH")) if p)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_a_cached_kernel_loads_without_the_compiler_registries(tmp_path: Path) -> None:
+    first = run(tmp_path, "load")  # compiles into the empty cache: the registries load
+    assert first == ["2", "1", "True"]
+    again = run(tmp_path, "load")  # loads from the cache: they stay unloaded
+    assert again == ["2", "1", "False"]
+
+
+def test_a_compilation_after_a_cached_load_still_works(tmp_path: Path) -> None:
+    run(tmp_path, "load")
+    out = run(tmp_path, "compile")
+    assert out[:3] == ["2", "1", "False"]
+    assert float(out[3]) == 10.0**0.5
