@@ -78,8 +78,7 @@ def direct_profile(
 
     def count(mine: npt.NDArray[np.bool_]) -> Found:
         began = time.perf_counter()
-        dense = counts_per_method(mine, n_methods)
-        walk = kernels.start(counts, mine, (synth_of, at), n_methods, dense)
+        walk = start_walk(counts, mine, (synth_of, at), n_methods)
         table = kernels.first_table()
         table = kernels.feed(events, columns, 0, walk, table, n_methods, (NO_ROWS, True))
         return (*kernels.finish(walk, table, len(clocks)), time.perf_counter() - began)
@@ -106,9 +105,19 @@ def direct_profile(
 Found = tuple[I64, I64, I64, float]  # a worker's edges (key, thread), sums, per thread, seconds
 
 
-def counts_per_method(mine: npt.NDArray[np.bool_], n_methods: int) -> bool:
-    """Whether a worker counts its threads' open calls per method (else searches stacks)."""
-    return int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT
+def start_walk(
+    counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int
+) -> Any:
+    """A worker's compiled pass over the threads in `mine` before their first record
+    (`kernels.direct.start`). The stops where a thread begins or ends, sorted here: numba's
+    sort would make loading the cached kernel import numba's array maths (~0.05 s)."""
+    from traceview.analysis.kernels import direct as kernels
+
+    ours = mine & (counts[:, 0] > 0)
+    end = np.array([np.iinfo(np.int64).max], dtype=np.int64)
+    marks = np.sort(np.concatenate([counts[ours, 4], counts[ours, 5], end]))
+    dense = int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT  # else stacks searched
+    return kernels.start(counts, mine, synth, n_methods, dense, marks)
 
 
 def new_counts(n_threads: int) -> I64:

@@ -25,11 +25,11 @@ from traceview.analysis.direct import (
     NO_ROWS,
     Found,
     counted_profile,
-    counts_per_method,
     new_counts,
     open_at_start,
     pass_workers,
     split_threads,
+    start_walk,
 )
 from traceview.analysis.profile import Profile
 from traceview.model import EventTable, Trace
@@ -118,10 +118,7 @@ class Pass:
         self.counts, self.n_methods = counts, n_methods
         n = pass_workers(workers)
         groups = split_threads(counts[:, 0], n)
-        self.walks = [
-            kernels.start(counts, m, synth, n_methods, counts_per_method(m, n_methods))
-            for m in groups
-        ]
+        self.walks = [start_walk(counts, m, synth, n_methods) for m in groups]
         self.tables = [kernels.first_table() for _ in groups]
         self.seconds = [0.0] * len(groups)
         self._behind = Behind(len(groups))

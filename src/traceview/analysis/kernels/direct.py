@@ -38,12 +38,18 @@ FIRST_EDGES = 1024
 
 @njit
 def start(
-    counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int, dense: bool
+    counts: I64,
+    mine: npt.NDArray[np.bool_],
+    synth: tuple[I64, I64],
+    n_methods: int,
+    dense: bool,
+    marks: I64,
 ) -> Walk:
     """A pass over the threads marked in `mine` (counts: `kernels.pairing.count` of every
     record; synth: the methods of the frames open when tracing began and their offsets,
     `direct.open_at_start`; `dense`: count each thread's open calls per method, else search
-    the stack), before its first record."""
+    the stack; marks: the first and last record rows of those threads, sorted, then the
+    largest int64), before its first record."""
     n_threads = len(counts)
     slot_of = np.full(n_threads, -1, dtype=np.int64)
     n_slots = 0
@@ -53,15 +59,11 @@ def start(
             n_slots += 1
     base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
     cursor = np.zeros(6, dtype=np.int64)
-    marks = np.full(2 * n_slots + 1, np.iinfo(np.int64).max, dtype=np.int64)
     for t in range(n_threads):
         s = slot_of[t]
         if s >= 0:
             base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
             cursor[4] += -counts[t, 2]
-            marks[2 * s] = counts[t, 4]
-            marks[2 * s + 1] = counts[t, 5]
-    marks.sort()
     height = base[n_slots]
     stacks = Stacks(
         base,
