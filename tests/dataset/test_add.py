@@ -248,6 +248,30 @@ def test_replacing_a_trace_swaps_its_rows_in_one_publication(
     assert [t for t, _ in again.present] == [moved]
 
 
+@pytest.mark.parametrize("processes", [False, True])
+def test_sources_bring_labels_of_their_own_in_one_publication(
+    traces: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: bool
+) -> None:
+    """`Source`s (the service's runs at start, each as it is stored): one add, each trace
+    with its own labels, the same rows as one add per trace — in threads and in processes."""
+    from traceview.dataset import add as adding
+
+    each = tmp_path / "each"
+    for i, path in enumerate(traces):
+        adding.add(each, [path], {"build": str(i), "device": f"d{i}"})
+    if processes:
+        monkeypatch.setattr(adding, "PROCESS_BYTES", 0)
+    root = tmp_path / "at-once"
+    sources = [adding.Source(p, {"build": str(i), "device": f"d{i}"}) for i, p in enumerate(traces)]
+    report = adding.add(root, sources, {"build": "ignored"}, workers=2)
+    assert sorted(n for _, n in report.added) == sorted(p.name for p in traces)
+    want, got = read_tables(each), read_tables(root)
+    assert all(got[t].equals(want[t]) for t in want)
+    with pytest.raises(ValueError, match="label"):  # checked before anything is written
+        adding.add(tmp_path / "bad", [adding.Source(traces[0], {"build": "a/b"})])
+    assert not (tmp_path / "bad").exists()
+
+
 def test_pyarrow_dataset_and_duckdb_read_it(
     traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

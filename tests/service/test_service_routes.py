@@ -49,6 +49,9 @@ def make_client(root: Path, **config: object) -> Iterator[TestClient]:
         with TestClient(app, base_url="http://127.0.0.1") as client:
             yield client
     finally:
+        feed = getattr(app.state, "feed", None)
+        if feed is not None:  # its start-up sync uses the store: done first
+            feed.ready.wait(60)
         store.close()
 
 

@@ -4,13 +4,15 @@ and engine, its tables appended to part files, published all at once (`dataset/p
 Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the dataset (its
 traces or errors table) or being added by another live writer is skipped; `replacing=True`
 adds it again, its old rows removed in the publication that adds the new ones (the service,
-when a trace's labels or mapping change). The traces to add are taken in `trace_id` order by
-`workers` (TRACEVIEW_WORKERS, default 2), each with its own part files (`dataset/parts.py`):
-worker processes once the traces weigh `PROCESS_BYTES` (the reader's and the tables' Python
-parts hold the GIL: two threads kept one core busy), threads below (a process costs about a
-second to start). A trace that fails to read (a format error, a
-file too large, out of memory) is recorded in the `errors` table with its one-line reason
-and the job goes on; a file that cannot be opened at all has no id and is only reported.
+when a trace's labels or mapping change). A `Source` brings a trace with labels and a mapping
+of its own (the service's runs: many, each as it is stored, in one publication). The traces
+to add are taken in `trace_id` order by `workers` (TRACEVIEW_WORKERS, default 2), each with
+its own part files (`dataset/parts.py`): worker processes once the traces weigh
+`PROCESS_BYTES` (the reader's and the tables' Python parts hold the GIL: two threads kept one
+core busy), threads below (a process costs about a second to start). A trace that fails to
+read (a format error, a file too large, out of memory) is recorded in the `errors` table with
+its one-line reason and the job goes on; a file that cannot be opened at all has no id and is
+only reported.
 """
 
 from __future__ import annotations
@@ -70,48 +72,60 @@ class Reading:
     mapping: Path | None = None  # read for each trace's own classes only (the service's)
 
 
+@dataclass(frozen=True)
+class Source:
+    """A trace to add with `labels` and a `mapping` file of its own instead of the call's."""
+
+    path: Path
+    labels: Mapping[str, str | None]
+    mapping: Path | None = None
+
+
+Item = tuple[Identity, Path, labelling.Labels, Path | None]  # a trace, its labels and mapping
+
+
 def add(
     root: Path,
-    paths: Sequence[str | Path],
+    paths: Sequence[str | Path | Source],
     labels: Mapping[str, str | None] | None = None,
     reading: Reading | None = None,
     workers: int | None = None,
     progress: Callable[[str, str], None] | None = None,
     replacing: bool = False,
 ) -> Report:
-    """Add the traces at `paths` to the dataset at `root` (created when missing) with
-    `labels` (checked: ValueError for a bad one; DatasetError for a newer dataset);
+    """Add the traces at `paths` (files, or `Source`s with labels and a mapping of their
+    own) to the dataset at `root` (created when missing) with `labels` (checked: ValueError
+    for a bad one; DatasetError for a newer dataset);
     `progress(name, outcome)` is called as each trace is done. With `replacing`, a trace
     already there is added again: its old rows go in the publication that adds the new."""
     checked = labelling.check(dict(labels or {}))
     reading = reading or Reading()
+    given = [
+        (p.path, labelling.check(dict(p.labels)), p.mapping)
+        if isinstance(p, Source)
+        else (Path(p), checked, reading.mapping)
+        for p in paths
+    ]  # every label checked before anything is written
     check(root, create=True)
     report = Report()
-    found: dict[str, tuple[Identity, Path]] = {}
-    for p in paths:
+    found: dict[str, Item] = {}
+    for path, its, mapping in given:
         try:
-            ident = identify(Path(p))
+            ident = identify(path)
         except OSError as exc:
-            report.unreadable.append((str(p), reason(exc)))
+            report.unreadable.append((str(path), reason(exc)))
             continue
         if reading.process is not None:
             ident = replace(ident, trace_id=process_id(ident.trace_id, reading.process))
-        found.setdefault(ident.trace_id, (ident, Path(p)))
+        found.setdefault(ident.trace_id, (ident, path, its, mapping))
     with Writer(root) as writer:
         with locked(root):
             recover(root)
             mine = set(writer.claim(sorted(found), set() if replacing else published_ids(root)))
         report.present += [(t, found[t][0].name) for t in sorted(found) if t not in mine]
         try:
-            staged = _write(
-                writer,
-                [found[t] for t in sorted(mine)],
-                checked,
-                reading,
-                workers,
-                report,
-                progress,
-            )
+            items = [found[t] for t in sorted(mine)]
+            staged = _write(writer, items, reading, workers, report, progress)
             with locked(root):
                 moves, deletes = without(root, writer, sorted(mine)) if replacing else ([], [])
                 writer.publish([*moves, *staged], deletes, sorted(mine))
@@ -124,8 +138,7 @@ def add(
 
 def _write(
     writer: Writer,
-    items: list[tuple[Identity, Path]],
-    labels: labelling.Labels,
+    items: list[Item],
     reading: Reading,
     workers: int | None,
     report: Report,
@@ -134,9 +147,9 @@ def _write(
     """Every item's tables into part files of `writer`'s staging folder, on worker threads;
     the (staged, published) paths of the parts."""
     n = max(1, min(default_workers(unset=2) if workers is None else workers, len(items)))
-    if n > 1 and sum(ident.size or 0 for ident, _ in items) >= PROCESS_BYTES:
-        return _write_in_processes(writer, items, labels, reading, n, report, progress)
-    todo: queue.Queue[tuple[Identity, Path]] = queue.Queue()
+    if n > 1 and sum(item[0].size or 0 for item in items) >= PROCESS_BYTES:
+        return _write_in_processes(writer, items, reading, n, report, progress)
+    todo: queue.Queue[Item] = queue.Queue()
     for item in items:
         todo.put(item)
     parts = [Parts(writer.staging, f"{writer.name}-{w}") for w in range(n)]
@@ -147,10 +160,10 @@ def _write(
         try:
             while not failures:
                 try:
-                    ident, path = todo.get_nowait()
+                    ident, path, labels, mapping = todo.get_nowait()
                 except queue.Empty:
                     break
-                failed = _one(ident, path, labels, reading, mine)
+                failed = _one(ident, path, labels, replace(reading, mapping=mapping), mine)
                 with lock:
                     if failed is None:
                         report.added.append((ident.trace_id, ident.name))
@@ -176,8 +189,7 @@ def _write(
 
 def _write_in_processes(
     writer: Writer,
-    items: list[tuple[Identity, Path]],
-    labels: labelling.Labels,
+    items: list[Item],
     reading: Reading,
     n: int,
     report: Report,
@@ -197,7 +209,7 @@ def _write_in_processes(
     procs = [
         ctx.Process(
             target=_worker,
-            args=(writer.staging, f"{writer.name}-{w}", todo, events, labels, reading),
+            args=(writer.staging, f"{writer.name}-{w}", todo, events, reading),
             daemon=True,
         )
         for w in range(n)
@@ -243,7 +255,6 @@ def _worker(
     name: str,
     todo: Any,
     events: Any,
-    labels: labelling.Labels,
     reading: Reading,
 ) -> None:
     """A worker process of `_write_in_processes`: traces from `todo` (None: no more) into
@@ -251,8 +262,8 @@ def _worker(
     parts = Parts(staging, name)
     try:
         while (item := todo.get()) is not None:
-            ident, path = item
-            failed = _one(ident, path, labels, reading, parts)
+            ident, path, labels, mapping = item
+            failed = _one(ident, path, labels, replace(reading, mapping=mapping), parts)
             events.put(("one", ident.trace_id, ident.name, failed))
         events.put(("done", parts.close()))
     except BaseException as exc:
@@ -333,4 +344,4 @@ def reason(exc: BaseException) -> str:
     return printable(text)
 
 
-__all__ = ["Reading", "Report", "add", "error_row", "reason", "where"]
+__all__ = ["Reading", "Report", "Source", "add", "error_row", "reason", "where"]

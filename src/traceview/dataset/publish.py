@@ -13,7 +13,9 @@ dataset's lock, so a reader never sees a part half written and a trace is never 
   file), emptied parts are deleted and the claims dropped. A writer killed in the middle
   leaves its journal: the next writer to take the lock finishes those renames (`recover`),
   so a publication is all or nothing once its journal exists, and before that nothing of
-  it is visible. A dead writer's folder without a journal is removed.
+  it is visible; once `publish` returns its renames are on disk (the folders fsynced), so
+  what is recorded after it (the service's `_published`) never outlives it in a power
+  loss. A dead writer's folder without a journal is removed.
 """
 
 from __future__ import annotations
@@ -148,13 +150,19 @@ def _apply(root: Path, folder: Path) -> None:
     """Carry out the journal in `folder` (again, after a crash: every step can be
     repeated), then remove it."""
     journal = json.loads((folder / JOURNAL).read_text())
+    touched: set[Path] = set()
     for src, dst in journal["moves"]:
         source, target = folder / src, root / dst
         if source.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
+        touched.add(target.parent)
     for gone in journal["deletes"]:
         (root / gone).unlink(missing_ok=True)
+        touched.add((root / gone).parent)
+    for where in sorted(touched):  # the renames on disk before anything counts on them
+        with contextlib.suppress(FileNotFoundError):
+            _fsync_dir(where)
     for tid in journal["claims"]:
         _drop_claim(root, tid, journal["writer"])
     (folder / JOURNAL).unlink()
@@ -165,6 +173,14 @@ def _drop_claim(root: Path, tid: str, writer: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         if claim.read_text().strip() == writer:
             claim.unlink()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_atomic(path: Path, text: str) -> None:

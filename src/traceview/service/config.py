@@ -34,7 +34,7 @@ class Config:
     analysers: int = 2
     loaders: int = 2
     pending: int = 64  # uploads in flight at once (each may stage up to max_upload bytes)
-    dataset: Path | None = None  # where uploads are added as a dataset (service/history.py)
+    dataset: Path | None = None  # where uploads are added as a dataset (service/feed.py)
     timeouts: Timeouts = field(default_factory=Timeouts)
 
 
@@ -45,15 +45,18 @@ class Pools:
         self.config = config
         self.analyse: anyio.CapacityLimiter | None = None
         self.load: anyio.CapacityLimiter | None = None
+        self.feed: anyio.CapacityLimiter | None = None
         self.uploads = 0  # in flight
 
     async def run(self, kind: str, fn: Callable[[], T]) -> T:
         """`fn()` in a worker thread: "analyse" (upload checks) and "load" (opening a stored
-        trace) each have their own small pool; "store" (index and file work) the default."""
-        if self.analyse is None or self.load is None:
+        trace) each have their own small pool, "feed" (the dataset, service/feed.py) one
+        thread (the others wait without one); "store" (index and file work) the default."""
+        if self.analyse is None or self.load is None or self.feed is None:
             self.analyse = anyio.CapacityLimiter(self.config.analysers)
             self.load = anyio.CapacityLimiter(self.config.loaders)
-        limiter = {"analyse": self.analyse, "load": self.load}.get(kind)
+            self.feed = anyio.CapacityLimiter(1)
+        limiter = {"analyse": self.analyse, "load": self.load, "feed": self.feed}.get(kind)
         return await anyio.to_thread.run_sync(fn, limiter=limiter)
 
 

@@ -4,20 +4,16 @@ with SQL over it — `/methods?app=A&q=TEXT` finds methods, `/methods/<method_ke
 shows the median exclusive and inclusive time per build as a chart with every run as a point
 (an SVG drawn here: no script, no CDN), `/api/methods/<method_key>` the same numbers as JSON.
 
-Adding runs in a worker thread, one upload at a time per service (the dataset itself is safe
-with other writers too), with the trace's ProGuard/R8 mapping when it has one; a trace whose
-labels change (uploaded again with other labels) or whose mapping comes or goes (`PUT` or
-`DELETE /api/traces/<id>/mapping`) is added again, its old rows replaced in one publication;
-a deleted upload (`DELETE /api/traces/<id>`) leaves the dataset too.
+The runs are kept as stored by service/feed.py (labels, mapping, deletions; after a stop,
+on the next start); these pages wait for its work at start, answering 503 with Retry-After
+when it takes longer, so they never show what a stop left behind.
 Names from traces are escaped everywhere.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -29,81 +25,23 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from traceview.dataset.history import Point, method_points
+from traceview.service.feed import Feed
 
 FOUND = 50  # methods a search lists
 Run = Callable[[str, Callable[[], Any]], Awaitable[Any]]
 
 
-@dataclass
-class Feed:
-    """Adds stored traces to the dataset at `root`, one at a time."""
-
-    root: Path
-    lock: threading.Lock
-
-    @classmethod
-    def at(cls, root: Path) -> Feed:
-        return cls(root, threading.Lock())
-
-    def keep(
-        self,
-        path: Path,
-        trace_id: str,
-        name: str,
-        labels: dict[str, str],
-        mapping: Path | None = None,
-        again: bool = False,
-    ) -> None:
-        """Add the stored trace `trace_id` (its bytes at `path`, named `name`) with `labels`,
-        its names deobfuscated by `mapping` when given; a trace already there with other
-        labels, or any trace when `again` (its mapping came or went), replaces its rows."""
-        from traceview.dataset.add import Reading, add
-        from traceview.dataset.read import sql
-
-        with self.lock:
-            there = False
-            if (self.root / "traces").is_dir():
-                found = sql(
-                    self.root,
-                    "SELECT app, build, branch, device FROM traces WHERE trace_id = ?",
-                    [trace_id],
-                ).rows
-                if found:
-                    there = True
-                    had = dict(zip(("app", "build", "branch", "device"), found[0], strict=True))
-                    want = {
-                        k: labels.get(k, "unknown" if k in ("app", "build") else None) for k in had
-                    }
-                    if had == want and not again:
-                        return
-            # the dataset names a trace by its file: a link named as the upload
-            link = self.root / "_uploads" / trace_id / name
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.unlink(missing_ok=True)
-            link.symlink_to(path)
-            try:
-                add(
-                    self.root, [link], labels, Reading(mapping=mapping), 1, replacing=there or again
-                )
-            finally:
-                link.unlink(missing_ok=True)
-                link.parent.rmdir()
-
-    def drop(self, trace_id: str) -> None:
-        """Take the deleted upload `trace_id` out of every table (nothing when it is not
-        there): a run its owner deleted leaves the history too."""
-        from traceview.dataset.read import published_ids
-        from traceview.dataset.remove import remove
-
-        with self.lock:
-            if (self.root / "traces").is_dir() and trace_id in published_ids(self.root):
-                remove(self.root, [trace_id])
-
-
 def history_routes(feed: Feed, run: Run, error: Callable[[int, str], Response]) -> list[Route]:
     """The method search, the method page and its JSON."""
 
+    def busy() -> Response:
+        response = error(503, "the dataset is being brought up to date; try again shortly")
+        response.headers["Retry-After"] = "5"
+        return response
+
     async def search(request: Request) -> Response:
+        if not await feed.settled():
+            return busy()
         app = request.query_params.get("app", "unknown")
         text = request.query_params.get("q", "")[:200]
         rows = await run("store", lambda: _find(feed.root, app, text))
@@ -129,6 +67,8 @@ def history_routes(feed: Feed, run: Run, error: Callable[[int, str], Response]) 
         clock = request.query_params.get("clock", "wall")
         if clock not in ("cpu", "wall"):
             return error(400, "clock: cpu or wall")
+        if not await feed.settled():
+            return busy()
         answer = await run("store", lambda: method_history(feed.root, key, app, clock))
         if answer is None:
             return error(404, "no such method in this app's runs")
@@ -287,4 +227,4 @@ def _html(body: str) -> Response:
     return HTMLResponse(page, headers={"Cache-Control": "no-store"})
 
 
-__all__ = ["Feed", "chart", "history_routes", "method_history"]
+__all__ = ["chart", "history_routes", "method_history"]

@@ -4,10 +4,10 @@
 (sessions.py): the upload page, the stored traces' API (service/upload_routes.py: upload,
 list, mapping, delete), each trace's pages under `/t/<id>/` (service/trace_routes.py: the
 viewer of viewer/app.py, mounted, its flame graphs and report), comparisons of two traces or
-two label sets (service/compare.py) and, with a dataset, a method's history per build
-(service/history.py). Opening a stored trace happens here, once, for all of them. One
-viewer/guard.py wraps it all: Host check, cross-origin writes refused, streamed upload limit,
-CSP.
+two label sets (service/compare.py) and, with a dataset kept in step with the store
+(service/feed.py), a method's history per build (service/history.py). Opening a stored trace
+happens here, once, for all of them. One viewer/guard.py wraps it all: Host check,
+cross-origin writes refused, streamed upload limit, CSP.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from traceview.model import TraceError, printable
 from traceview.readers.mapping import read_mapping
 from traceview.service.compare import compare_routes
 from traceview.service.config import ANSWER_BYTES, MAX_UPLOAD, Config, Pools
-from traceview.service.history import Feed, history_routes
+from traceview.service.feed import Feed
+from traceview.service.history import history_routes
 from traceview.service.sessions import Entry, SessionCache
 from traceview.service.store import Store, valid_id
 from traceview.service.trace_routes import trace_routes
@@ -61,7 +62,9 @@ def create_service(
     cfg = config or Config()
     sessions = SessionCache(cfg.memory_budget)
     pools = Pools(cfg)
-    feed = Feed.at(cfg.dataset) if cfg.dataset is not None else None
+    feed = Feed(cfg.dataset, store) if cfg.dataset is not None else None
+    if feed is not None:
+        feed.start()  # the dataset brought up to the store in the background
 
     def open_entry(trace_id: str) -> Entry:
         from traceview.readers import load
@@ -125,6 +128,7 @@ def create_service(
     app = Starlette(routes=routes)
     app.state.sessions = sessions
     app.state.store = store
+    app.state.feed = feed
     app.add_middleware(Guard, hosts=allowed_hosts, max_body=cfg.max_upload, timeouts=cfg.timeouts)
     return app
 

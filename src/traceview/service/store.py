@@ -113,6 +113,9 @@ class Store(Protocol):
     def recent(self, limit: int = 100) -> list[TraceRecord]:
         """The last `limit` uploads, newest first."""
 
+    def records(self) -> list[TraceRecord]:
+        """Every stored trace, oldest first (the dataset's check at start, service/feed.py)."""
+
     def add(self, staged: Path, record: TraceRecord) -> tuple[TraceRecord, bool]:
         """Move the fsynced `staged` file into place and index it: (the stored record, True),
         or (the earlier record, False) when the same bytes were stored before — True once
@@ -237,6 +240,11 @@ class SqliteStore:
             rows = self._db.execute(
                 "SELECT * FROM traces ORDER BY uploaded DESC, id LIMIT ?", (limit,)
             ).fetchall()
+        return [TraceRecord(*r) for r in rows]
+
+    def records(self) -> list[TraceRecord]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM traces ORDER BY uploaded, id").fetchall()
         return [TraceRecord(*r) for r in rows]
 
     def add(self, staged: Path, record: TraceRecord) -> tuple[TraceRecord, bool]:

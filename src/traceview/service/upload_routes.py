@@ -1,7 +1,7 @@
 """The service's routes over its stored traces (docs/serve.md): `POST /api/traces` (raw body or
 multipart, gzip accepted, streamed to a staged file by service/staging.py under the size
 limit, checked by service/probe.py in a child process off the event loop, then stored under
-its SHA-256 with its labels and added to the dataset of service/history.py),
+its SHA-256 with its labels and added to the service's dataset by service/feed.py),
 `GET /api/traces` and `/api/traces/<id>`, `PUT /api/traces/<id>/mapping` and
 `DELETE /api/traces/<id>`; writes need the service's token when it has one.
 """
@@ -9,8 +9,8 @@ its SHA-256 with its labels and added to the dataset of service/history.py),
 from __future__ import annotations
 
 import hmac
-import sys
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from starlette.background import BackgroundTask
@@ -21,7 +21,7 @@ from starlette.routing import Route
 from traceview.exporters.jsonshape import encode
 from traceview.model import printable
 from traceview.service.config import Config, Pools
-from traceview.service.history import Feed
+from traceview.service.feed import Feed
 from traceview.service.probe import Rejected, probe
 from traceview.service.sessions import SessionCache
 from traceview.service.staging import NoFile, NoMultipart, fsync, receive
@@ -39,32 +39,6 @@ def _json(value: Any, status: int = 200) -> Response:
         media_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
-
-
-def _feed_one(feed: Feed, store: Store, record: TraceRecord, again: bool = False) -> None:
-    """Add a stored trace to the service's dataset with its labels and mapping now (`again`:
-    replace its rows, its mapping came or went); a failure is noted on stderr: the upload is
-    stored whatever the dataset says."""
-    mapping = store.mapping_path(record.id)
-    try:
-        feed.keep(
-            store.path(record.id),
-            record.id,
-            record.name,
-            store.labels(record.id),
-            mapping if mapping.is_file() else None,
-            again,
-        )
-    except Exception as exc:  # the dataset is a by-product: never fail the service for it
-        print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
-
-
-def _drop_one(feed: Feed, trace_id: str) -> None:
-    """Take a deleted upload out of the service's dataset (a failure is noted on stderr)."""
-    try:
-        feed.drop(trace_id)
-    except Exception as exc:  # the dataset is a by-product: never fail the service for it
-        print(f"traceview serve: dataset: {printable(str(exc))}", file=sys.stderr)
 
 
 def upload_routes(
@@ -149,7 +123,7 @@ def upload_routes(
                 if labels:
                     await pools.run("store", lambda: store.set_labels(trace_id, labels))
                 again = _json({**old.json(), "url": f"/t/{old.id}/", "stored": False})
-                return _to_dataset(again, old)
+                return _to_dataset(again, old.id)
             await pools.run("store", lambda: fsync(staged))
             try:
                 facts = await pools.run("analyse", lambda: probe(str(staged), cfg.limits))
@@ -169,15 +143,16 @@ def upload_routes(
             if labels:
                 await pools.run("store", lambda: store.set_labels(kept.id, labels))
             answer = {**kept.json(), "url": f"/t/{kept.id}/", "stored": new}
-            return _to_dataset(_json(answer, status=201 if new else 200), kept)
+            return _to_dataset(_json(answer, status=201 if new else 200), kept.id)
         finally:
             staged.unlink(missing_ok=True)
 
-    def _to_dataset(response: Response, record: TraceRecord, again: bool = False) -> Response:
-        """The answer, adding the trace to the dataset once it is sent (`again`: its rows
-        replaced, with the mapping it has now)."""
+    def _to_dataset(response: Response, trace_id: str) -> Response:
+        """The answer; once it is sent, the trace's rows in the dataset become those of the
+        trace as it is stored then (added, labels or mapping changed, or gone: feed.py), one
+        trace at a time, waiting without a thread."""
         if feed is not None:
-            response.background = BackgroundTask(_feed_one, feed, store, record, again)
+            response.background = BackgroundTask(pools.run, "feed", partial(feed.sync, trace_id))
         return response
 
     async def put_mapping(request: Request) -> Response:
@@ -210,7 +185,7 @@ def upload_routes(
                 return error(404, "no such trace")  # deleted while the mapping came
             sessions.drop(trace_id)  # reopened with the names on the next view
             answer = {"id": trace_id, "mapping": True, "notes": int(checked["notes"])}
-            return _to_dataset(_json(answer), record, again=True)
+            return _to_dataset(_json(answer), trace_id)
         finally:
             staged.unlink(missing_ok=True)
 
@@ -225,7 +200,7 @@ def upload_routes(
         if not await pools.run("store", lambda: store.delete_mapping(trace_id)):
             return error(404, "this trace has no mapping")
         sessions.drop(trace_id)  # reopened without the names on the next view
-        return _to_dataset(_json({"id": trace_id, "mapping": False}), record, again=True)
+        return _to_dataset(_json({"id": trace_id, "mapping": False}), trace_id)
 
     async def delete(request: Request) -> Response:
         if not authorised(request):
@@ -237,10 +212,7 @@ def upload_routes(
                 sessions.drop(key)
         if not gone:
             return error(404, "no such trace")
-        response = _json({"deleted": trace_id})
-        if feed is not None:  # its rows leave the dataset once the answer is sent
-            response.background = BackgroundTask(_drop_one, feed, trace_id)
-        return response
+        return _to_dataset(_json({"deleted": trace_id}), trace_id)  # its rows leave
 
     routes = [
         Route("/api/traces", listing),
