@@ -182,6 +182,7 @@ def test_viewer_is_mounted_per_trace(client: TestClient) -> None:
     assert r.status_code == 308 and r.headers["location"] == f"/t/{tid}/"
     page = client.get(f"/t/{tid}/")
     assert page.status_code == 200 and 'src="/static/app.js"' in page.text
+    assert '<link rel="modulepreload" href="/static/lib/api.js">' in page.text  # viewer/served.py
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert page.headers["content-security-policy"].count("default-src") == 1
     assert client.get("/static/lib/api.js").status_code == 200

@@ -27,7 +27,6 @@ from traceview.service.sessions import Entry, SessionCache, estimate
 from traceview.service.store import Store, check_labels, valid_id
 from traceview.viewer.app import create_app
 from traceview.viewer.comparing import Sides
-from traceview.viewer.page import static_dir
 
 MAX_RUNS = 10  # traces per side of a comparison by labels
 
@@ -59,7 +58,7 @@ def compare_routes(
     open_session: Callable[[str], Session],
     upload: Callable[[Request], Awaitable[Response]],
     error: Callable[[int, str], Response],
-    page: Callable[[Any], Response],
+    page: Callable[[], Response],
 ) -> list[Route | Mount]:
     """The routes; `run(pool, fn)` runs blocking work off the event loop, `open_session(id)`
     a stored trace's (cached) session, `upload(request)` the service's upload answer."""
@@ -115,7 +114,7 @@ def compare_routes(
 
     async def compare_page(request: Request) -> Response:
         entry = await entry_of(request.path_params["base"], request.path_params["cand"])
-        return entry if isinstance(entry, Response) else page(static_dir() / "index.html")
+        return entry if isinstance(entry, Response) else page()
 
     async def viewer(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] not in ("GET", "HEAD"):

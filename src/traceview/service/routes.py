@@ -36,8 +36,9 @@ from traceview.service.sessions import Entry, SessionCache
 from traceview.service.store import Store, valid_id
 from traceview.service.trace_routes import trace_routes
 from traceview.service.upload_routes import upload_routes
-from traceview.viewer.app import LOCAL_HOSTS, create_app, static_files
+from traceview.viewer.app import LOCAL_HOSTS, create_app
 from traceview.viewer.guard import Guard
+from traceview.viewer.served import installed
 
 
 def uploads_dir() -> Path:
@@ -107,6 +108,7 @@ def create_service(
     async def page(request: Request) -> Response:
         return _page(uploads_dir() / "index.html")
 
+    served = installed()  # the viewer's page and assets, from memory
     uploads, upload = upload_routes(store, sessions, pools, cfg, feed, _error)
     routes = [
         Route("/", page),
@@ -118,11 +120,11 @@ def create_service(
             lambda tid: sessions.get(tid, lambda: open_entry(tid)).session,
             upload,
             _error,
-            _page,
+            served.page,
         ),
         *(history_routes(feed, pools.run, _error) if feed is not None else []),
-        *trace_routes(entry_of, _error, _page),  # ends with the viewer's mount on /t/<id>
-        Mount("/static", static_files(), name="static"),
+        *trace_routes(entry_of, _error, served.page),  # ends with the viewer's mount on /t/<id>
+        *served.routes(),
         Mount("/service", StaticFiles(directory=uploads_dir(), check_dir=False), name="service"),
     ]
     app = Starlette(routes=routes)

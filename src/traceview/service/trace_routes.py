@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 from collections.abc import Awaitable, Callable
 from html import escape
-from pathlib import Path
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -22,7 +21,6 @@ from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.model import visible
 from traceview.service.sessions import Entry
-from traceview.viewer.page import static_dir
 
 FLAME_THREADS = 64  # threads shown on /t/<id>/flames (most time on the default clock first)
 # a flame SVG is a document of its own: its inline script (ours; names inside are escaped)
@@ -42,14 +40,14 @@ async def _cached(entry: Entry, key: str, build: Callable[[], bytes]) -> bytes:
 def trace_routes(
     entry_of: Callable[[str], Awaitable[Entry | Response]],
     error: Callable[[int, str], Response],
-    page: Callable[[Path], Response],
+    page: Callable[[], Response],
 ) -> list[Route | Mount]:
-    """The routes; `entry_of(id)` is the open trace or the error to answer, `page(path)` a
-    page of the package. The viewer's mount comes last: it answers every other path."""
+    """The routes; `entry_of(id)` is the open trace or the error to answer, `page()` the
+    viewer's page. The viewer's mount comes last: it answers every other path."""
 
     async def viewer_page(request: Request) -> Response:
         entry = await entry_of(request.path_params["tid"])
-        return entry if isinstance(entry, Response) else page(static_dir() / "index.html")
+        return entry if isinstance(entry, Response) else page()
 
     async def to_viewer(request: Request) -> Response:
         return RedirectResponse(f"/t/{request.path_params['tid']}/", status_code=308)

@@ -20,12 +20,9 @@ from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.responses import Response
+from starlette.routing import Route
 
 from traceview.analysis.query import Rename
 from traceview.analysis.session import Session
@@ -33,7 +30,6 @@ from traceview.exporters.jsonshape import encode
 from traceview.model import TraceError, printable
 from traceview.viewer import answers as viewer
 from traceview.viewer import params
-from traceview.viewer.assets import shipped, static_dir
 from traceview.viewer.cache import MAX_BYTES as MAX_ANSWER_BYTES
 from traceview.viewer.cache import AnswerCache
 from traceview.viewer.compare_answers import sides_json
@@ -41,6 +37,7 @@ from traceview.viewer.compare_routes import Build, compare_routes
 from traceview.viewer.comparing import Comparisons, Sides
 from traceview.viewer.detail_routes import detail_routes
 from traceview.viewer.guard import Guard, Timeouts
+from traceview.viewer.served import installed
 
 MAX_UPLOAD = 2 << 30  # 2 GiB: a larger trace is opened with `traceview FILE`, not uploaded
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -53,20 +50,6 @@ def _error(status: int, message: str) -> Response:
 
 def _json(data: bytes) -> Response:
     return Response(data, media_type="application/json", headers={"Cache-Control": "no-store"})
-
-
-class StaticAssets(StaticFiles):
-    """`StaticFiles` over `static/` that answers 404 for the unit tests beside the modules."""
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        if not shipped(path):
-            raise HTTPException(status_code=404)
-        return await super().get_response(path, scope)
-
-
-def static_files() -> StaticAssets:
-    """The ASGI app serving the UI's assets at `/static` (this viewer's and the service's)."""
-    return StaticAssets(directory=static_dir(), check_dir=False)
 
 
 def session_from_file(path: Path, name: str) -> Session:
@@ -178,6 +161,7 @@ def create_app(
     `timeouts`: how long an upload may stall (viewer/guard.py); `can_open=False`: the UI shows
     no "Open…" (as in the service, where each trace has its own page)."""
     state = _State(session, answer_bytes, rename, sides)
+    served = installed()
 
     def answer(request: Request, names: tuple[str, ...], build: Build) -> Response:
         try:
@@ -197,10 +181,7 @@ def create_app(
         return int(p["thread"]), int(p["level"]), int(p["tile"])
 
     def index(request: Request) -> Response:
-        page = static_dir() / "index.html"
-        if page.is_file():
-            return FileResponse(page, headers={"Cache-Control": "no-store"})
-        return HTMLResponse("<!doctype html><title>traceview</title><p>The UI is not installed.")
+        return served.page()
 
     def api_trace(request: Request) -> Response:
         return answer(request, (), lambda s, p, r: trace_of(s))
@@ -298,7 +279,7 @@ def create_app(
         Route("/api/anr", api_anr),
         Route("/api/process", api_process, methods=["POST"]),
         *compare_routes(state, answer, spooled_session, _json, _error),
-        Mount("/static", static_files(), name="static"),
+        *served.routes(),
     ]
     app = Starlette(routes=routes)
     app.state.viewer = state

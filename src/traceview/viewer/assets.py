@@ -9,12 +9,18 @@ those are never served, packed or put in the wheel (pyproject.toml).
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
 TEST_SUFFIX = ".test.js"
 NODE_ONLY = ("package.json",)  # at the top of static/
+# a module specifier written literally: `from "./x.js"`, `import "../a/x.js"`, `import("./x.js")`
+SPECIFIER = re.compile(
+    r"""(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(["'])(\.{1,2}/[A-Za-z0-9_./-]+\.js)\2"""
+)
 
 
 def static_dir() -> Path:
@@ -35,3 +41,21 @@ def modules(folder: Path) -> Iterator[tuple[str, str]]:
         name = path.relative_to(folder).as_posix()
         if shipped(name):
             yield name, path.read_text(encoding="utf-8")
+
+
+def asset_path(name: str) -> str:
+    """`name` (relative to static/) normalised; ValueError when it leaves the folder."""
+    path = posixpath.normpath(name)
+    if path.startswith("../") or path == ".." or path.startswith("/"):
+        raise ValueError(f"{name}: outside the viewer's static folder")
+    return path
+
+
+def resolve(module: str, specifier: str) -> str:
+    """The path (relative to static/) that `module` means by the relative `specifier`."""
+    return asset_path(posixpath.join(posixpath.dirname(module), specifier))
+
+
+def imported(module: str, text: str) -> list[str]:
+    """The modules the source `text` of `module` imports (paths relative to static/)."""
+    return [resolve(module, m.group(3)) for m in SPECIFIER.finditer(text)]

@@ -13,19 +13,14 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import posixpath
 import re
 from pathlib import Path
 from typing import Any
 
-from traceview.viewer.assets import modules, static_dir
+from traceview.viewer.assets import SPECIFIER, asset_path, modules, resolve, static_dir
 
 __all__ = ["package", "packed_json", "render", "script_json", "static_dir"]
 
-# a module specifier written literally: `from "./x.js"`, `import "../a/x.js"`, `import("./x.js")`
-_SPEC = re.compile(
-    r"""(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(["'])(\.{1,2}/[A-Za-z0-9_./-]+\.js)\2"""
-)
 _ASSET = r"""["'](?:/static/|\./)?([A-Za-z0-9_][A-Za-z0-9_./-]*\.{ext})["']"""
 _LINK = re.compile(r"""<link\b[^>]*\bhref=""" + _ASSET.format(ext="css") + r"""[^>]*>""")
 _MODULE = re.compile(
@@ -39,18 +34,10 @@ _MODULE_SRC_FIRST = re.compile(
 )
 
 
-def _asset(name: str) -> str:
-    """`name` (relative to static/) normalised; ValueError when it leaves the folder."""
-    path = posixpath.normpath(name)
-    if path.startswith("../") or path == ".." or path.startswith("/"):
-        raise ValueError(f"{name}: outside the viewer's static folder")
-    return path
-
-
 def module_key(name: str) -> str:
     """The import-map key of the module at `name` (relative to static/): `traceview:NAME`, one
     key per file however a module is spelled where it is imported."""
-    return "traceview:" + _asset(name)
+    return "traceview:" + asset_path(name)
 
 
 def _rewrite(name: str, text: str, known: set[str]) -> str:
@@ -58,12 +45,12 @@ def _rewrite(name: str, text: str, known: set[str]) -> str:
     folder and replaced by that module's key (a data: URL cannot resolve relative paths)."""
 
     def spec(m: re.Match[str]) -> str:
-        target = _asset(posixpath.join(posixpath.dirname(name), m.group(3)))
+        target = resolve(name, m.group(3))
         if target not in known:
             raise ValueError(f"{name}: imports {m.group(3)}, which is not a module of static/")
         return f'{m.group(1)}"{module_key(target)}"'
 
-    return _SPEC.sub(spec, text)
+    return SPECIFIER.sub(spec, text)
 
 
 def package(html: str, folder: Path, data: object) -> str:
@@ -71,7 +58,7 @@ def package(html: str, folder: Path, data: object) -> str:
     ValueError when a module imports one that is not there."""
 
     def css(match: re.Match[str]) -> str:
-        path = folder / _asset(match.group(1))
+        path = folder / asset_path(match.group(1))
         if not path.is_file():
             return ""
         text = re.sub("</(style)", r"<\\/\1", path.read_text(encoding="utf-8"), flags=re.I)
