@@ -149,14 +149,19 @@ class CallTable:
         """Exclusive time of each call: inclusive minus its children's inclusive (ns).
 
         `rows` must be a whole number of threads (e.g. a `thread_ranges` slice) or one call's
-        subtree, so that no child is cut from its parent; `incl` may pass the already computed
-        inclusive times.
+        subtree, so that no child is cut from its parent (in any other range, the calls whose
+        subtrees it holds whole are right); `incl` may pass the already computed inclusive
+        times.
         """
-        from traceview.analysis.kernels.exclusive import exclusive_times
-
         lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
         given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
         col = self.trace.events.time(clock)  # read per call: no call-sized temporaries
+        from traceview.analysis.small import SMALL, exclusive
+
+        if hi - lo <= SMALL:  # numpy: no numba to load for a few calls (analysis/small.py)
+            return exclusive(self.columns, lo, hi, col, given)
+        from traceview.analysis.kernels.exclusive import exclusive_times
+
         return exclusive_times(self.columns, lo, hi, col, given)
 
     def _time(self, clock: str, end: bool) -> I64 | None:

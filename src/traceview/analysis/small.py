@@ -5,7 +5,8 @@ profile of whole threads and the direct profile of such a trace take the numpy p
 (`calls.pair_records`, which also repairs unbalanced threads) and counting
 (`parts.thread_stats`): the same rows, edges and diagnostics as the compiled passes
 (tests/analysis/test_small.py), and `traceview demo` draws its first screen without numba.
-Here: the threshold and the call table; the profile's numpy counting is
+Here: the threshold, the call table and its exclusive times (`CallTable.excl` of a small
+range: the frames view of the first screen); the profile's numpy counting is
 `profile.whole_thread_parts`, the direct profile's `direct.numpy_direct`.
 """
 
@@ -25,6 +26,7 @@ from traceview.analysis.calls import (
     repair_counts,
     repair_diagnostics,
 )
+from traceview.analysis.kernels.columns import Calls
 from traceview.analysis.pairing import Paired
 from traceview.model import Trace, method_dtype
 
@@ -37,6 +39,18 @@ def is_small(records: int, threads: int) -> bool:
     """Whether a trace (or table) of `records` records (or calls) on `threads` thread rows is
     analysed by numpy."""
     return records <= SMALL and threads <= FEW
+
+
+def exclusive(calls: Calls, lo: int, hi: int, times: I64, incl: I64) -> I64:
+    """`kernels.exclusive.exclusive_times` by numpy (a range of at most `SMALL` calls): each
+    call's inclusive time (`incl[i - lo]` when given, else its exit's time minus its enter's)
+    minus its children's in the range."""
+    own = incl if len(incl) else times[calls.exit_event[lo:hi]] - times[calls.enter_event[lo:hi]]
+    out = own.astype(np.int64)  # a copy
+    parent = calls.parent[lo:hi].astype(np.int64)
+    inside = parent >= lo
+    np.subtract.at(out, parent[inside] - lo, own[inside])
+    return out
 
 
 def by_thread(thread: npt.NDArray[np.integer], n_threads: int) -> tuple[I64, I64]:
