@@ -6,7 +6,6 @@ dataset's add (or remove) failing, then a fresh service over the same folders.""
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +16,8 @@ import pytest
 from test_service_routes import WRITE, make_client, trace_bytes
 
 from support.datasets import read_tables
-from support.obfuscate import KEPT, obfuscate
+from support.obfuscate import KEPT, obfuscated_app
 from traceview.api.keys import method_key
-from traceview.synth import generate
-from traceview.writer import write
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
@@ -31,10 +28,7 @@ LABELS = {"app": "com.example", "build": "7"}
 @pytest.fixture(scope="module")
 def app() -> tuple[bytes, bytes, set[int]]:
     """An obfuscated trace's bytes, its mapping and the method keys of its original names."""
-    trace = generate(records=3000, threads=2, seed=7)
-    obf, mapping = obfuscate(trace, "q")
-    out = io.BytesIO()
-    write(obf, out)
+    trace, data, mapping = obfuscated_app(seed=7)
     originals = {
         method_key(c, n, s)
         for c, n, s in zip(
@@ -42,7 +36,7 @@ def app() -> tuple[bytes, bytes, set[int]]:
         )
         if not c.startswith(KEPT)
     }
-    return out.getvalue(), mapping.encode(), originals
+    return data, mapping.encode(), originals
 
 
 @contextmanager
@@ -74,6 +68,21 @@ def stopped(
 
     module = traceview.dataset.add if name == "add" else traceview.dataset.remove
     monkeypatch.setattr(module, name, fail)
+
+
+def mapped_before_a_stop(
+    data: Path, monkeypatch: pytest.MonkeyPatch, app: tuple[bytes, bytes, set[int]]
+) -> str:
+    """The id of a run uploaded to a service over `data` whose mapping was stored, the
+    service stopping before the dataset published it."""
+    trace, mapping, _ = app
+    with serve(data) as client:
+        tid = post(client, trace, **LABELS)
+        with monkeypatch.context() as m:
+            stopped(m)
+            r = client.put(f"/api/traces/{tid}/mapping", content=mapping, headers=WRITE)
+            assert r.status_code == 200
+    return tid
 
 
 def post(client: Any, data: bytes, **labels: str) -> str:
@@ -117,14 +126,9 @@ def test_labels_stored_before_the_stop_reach_the_dataset(tmp_path, monkeypatch, 
 
 def test_a_mapping_stored_before_the_stop_renames_the_run(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "data"
-    trace, mapping, originals = app
-    with serve(data) as client:
-        tid = post(client, trace, **LABELS)
-        with monkeypatch.context() as m:
-            stopped(m)
-            r = client.put(f"/api/traces/{tid}/mapping", content=mapping, headers=WRITE)
-            assert r.status_code == 200
-        assert not originals & rows(data)[1]  # still the obfuscated names
+    originals = app[2]
+    tid = mapped_before_a_stop(data, monkeypatch, app)
+    assert not originals & rows(data)[1]  # still the obfuscated names
     with serve(data):
         runs, keys = rows(data)
         assert runs == [(tid, "com.example", "7")] and originals <= keys
@@ -200,12 +204,8 @@ def test_the_methods_pages_wait_for_the_start_to_bring_the_dataset_up_to_date(
     import traceview.dataset.add
 
     data = tmp_path / "data"
-    trace, mapping, originals = app
-    with serve(data) as client:
-        tid = post(client, trace, **LABELS)
-        with monkeypatch.context() as m:
-            stopped(m)
-            client.put(f"/api/traces/{tid}/mapping", content=mapping, headers=WRITE)
+    originals = app[2]
+    tid = mapped_before_a_stop(data, monkeypatch, app)
     gate, real = threading.Event(), traceview.dataset.add.add
 
     def slow(*args: Any, **kw: Any) -> Any:

@@ -4,7 +4,6 @@ mapping is one line; the token and the write guard apply; a restart keeps it."""
 
 from __future__ import annotations
 
-import io
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from support.obfuscate import obfuscate
+from support.obfuscate import obfuscated_app
 from traceview.service.routes import Config, create_service
 from traceview.service.store import SqliteStore
-from traceview.synth import generate
-from traceview.writer import write
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
@@ -39,11 +36,8 @@ def service(root: Path, token: str | None = None) -> Iterator[TestClient]:
 @pytest.fixture(scope="module")
 def build() -> tuple[bytes, str, set[str]]:
     """(obfuscated trace bytes, its mapping.txt, the original class names)."""
-    trace = generate(records=3000, threads=2, seed=5)
-    obf, mapping = obfuscate(trace, "q")
-    out = io.BytesIO()
-    write(obf, out)
-    return out.getvalue(), mapping, set(trace.methods.class_name)
+    trace, data, mapping = obfuscated_app(seed=5)
+    return data, mapping, set(trace.methods.class_name)
 
 
 def classes(client: TestClient, trace_id: str) -> set[str]:

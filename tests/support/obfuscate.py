@@ -4,6 +4,7 @@ signatures use the obfuscated class names; `java.` and `dalvik.` classes are kep
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import replace
 
@@ -73,3 +74,16 @@ def obfuscate(trace: Trace, prefix: str) -> tuple[Trace, str]:
     )
     methods = replace(me, class_name=tuple(new_cls), name=tuple(new_name), signature=tuple(new_sig))
     return replace(trace, methods=methods), text
+
+
+def obfuscated_app(seed: int, records: int = 3000) -> tuple[Trace, bytes, str]:
+    """A generated two-thread trace (`seed`), its obfuscated file's bytes and the mapping.txt
+    that undoes the renaming: what an app built with R8 uploads."""
+    from traceview.synth import generate
+    from traceview.writer import write
+
+    trace = generate(records=records, threads=2, seed=seed)
+    obf, mapping = obfuscate(trace, "q")
+    out = io.BytesIO()
+    write(obf, out)
+    return trace, out.getvalue(), mapping

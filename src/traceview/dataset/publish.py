@@ -87,7 +87,7 @@ class Writer:
                 owner = claim.read_text().strip()
                 if owner != self.name and alive(self.root, owner):
                     continue
-            _write_atomic(claim, self.name)
+            write_atomic(claim, self.name)
             mine.append(tid)
         return mine
 
@@ -108,7 +108,7 @@ class Writer:
             "claims": list(claims),
             "writer": self.name,
         }
-        _write_atomic(self.staging / JOURNAL, json.dumps(journal))
+        write_atomic(self.staging / JOURNAL, json.dumps(journal))
         _apply(self.root, self.staging)
 
 
@@ -162,7 +162,7 @@ def _apply(root: Path, folder: Path) -> None:
         touched.add((root / gone).parent)
     for where in sorted(touched):  # the renames on disk before anything counts on them
         with contextlib.suppress(FileNotFoundError):
-            _fsync_dir(where)
+            fsync_dir(where)
     for tid in journal["claims"]:
         _drop_claim(root, tid, journal["writer"])
     (folder / JOURNAL).unlink()
@@ -175,7 +175,8 @@ def _drop_claim(root: Path, tid: str, writer: str) -> None:
             claim.unlink()
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make the names in folder `path` (a rename into it) durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -183,7 +184,8 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """`path` holds `text`, whole or not at all, on disk (its folder's entry: `fsync_dir`)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with tmp.open("w") as f:
         f.write(text)
@@ -192,4 +194,4 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-__all__ = ["Writer", "alive", "locked", "recover"]
+__all__ = ["Writer", "alive", "fsync_dir", "locked", "recover", "write_atomic"]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import sys
 import threading
@@ -28,6 +27,7 @@ from pathlib import Path
 import anyio
 
 from traceview.dataset import labels as labelling
+from traceview.dataset.publish import fsync_dir, write_atomic
 from traceview.model import printable
 from traceview.service.store import Store, TraceRecord, valid_id
 
@@ -207,17 +207,8 @@ class Feed:
         folder = self.root / RECORDS
         folder.mkdir(exist_ok=True)
         for trace_id, text in texts.items():
-            tmp = folder / f".{trace_id}.tmp"
-            with tmp.open("w") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, folder / trace_id)
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            write_atomic(folder / trace_id, text)
+        fsync_dir(folder)
 
 
 def _text(labels: dict[str, str], mapping: list[int] | None) -> str:

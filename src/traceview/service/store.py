@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from traceview.dataset.labels import check
+from traceview.dataset.publish import fsync_dir
 
 ID = re.compile(r"[0-9a-f]{64}")  # a SHA-256 in hex: the only form an id takes
 SCHEMA = """
@@ -144,14 +145,6 @@ class Store(Protocol):
         """Forget the mapping of `trace_id`; False when it had none."""
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class SqliteStore:
     """The embedded store: files under `root/traces`, index in `root/index.sqlite`."""
 
@@ -259,7 +252,7 @@ class SqliteStore:
                 staged.unlink(missing_ok=True)
                 return TraceRecord(*row), False
             os.replace(staged, target)
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
             self.mapping_path(record.id).unlink(missing_ok=True)  # nobody sent it for this one
             # a plain INSERT: the id is the primary key, a second row for it is an error
             db.execute(
@@ -325,7 +318,7 @@ class SqliteStore:
                 staged.unlink(missing_ok=True)
                 return False
             os.replace(staged, target)
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
         return True
 
     def delete_mapping(self, trace_id: str) -> bool:
@@ -334,7 +327,7 @@ class SqliteStore:
             if not target.is_file():
                 return False
             target.unlink()
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
         return True
 
 
