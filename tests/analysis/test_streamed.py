@@ -116,3 +116,21 @@ def test_messy_traces(trace: Trace) -> None:
             assert streamed(path, whole.clocks, 2)[1] is None
         else:
             check(path)
+
+
+def test_one_worker_beside_the_readers_threads_on_two_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On two cores the reader's clock threads keep one busy: the second read counts on one
+    worker unless told otherwise (`stream_workers`)."""
+    from traceview.analysis.streamed import stream_workers
+
+    monkeypatch.delenv("TRACEVIEW_WORKERS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert stream_workers(None) == 1
+    assert stream_workers(2) == 2
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    assert stream_workers(None) == 2
+    monkeypatch.delenv("TRACEVIEW_WORKERS")
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert stream_workers(None) == 2
