@@ -153,11 +153,11 @@ class CallTable:
         subtrees it holds whole are right); `incl` may pass the already computed inclusive
         times.
         """
+        from traceview.analysis.small import SMALL, exclusive
+
         lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
         given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
         col = self.trace.events.time(clock)  # read per call: no call-sized temporaries
-        from traceview.analysis.small import SMALL, exclusive
-
         if hi - lo <= SMALL:  # numpy: no numba to load for a few calls (analysis/small.py)
             return exclusive(self.columns, lo, hi, col, given)
         from traceview.analysis.kernels.exclusive import exclusive_times

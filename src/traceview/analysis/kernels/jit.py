@@ -12,8 +12,8 @@ changes, so delete the `*.nbi`/`*.nbc` files after editing one.
 Importing this module imports numba (~0.2 s; numba's compiler registries wait for the first
 compilation, so a process that only loads cached kernels never imports them): modules holding
 kernels are imported lazily, inside the functions that need them, so commands that never run
-a kernel never pay for it
-(tests/cli/test_cli_numba.py checks `info`, `stats`, `-r` and `dmtracedump`).
+a kernel never pay for it (tests/cli/test_cli_numba.py checks `info`, `stats`, `-r` and
+`dmtracedump`).
 """
 
 from __future__ import annotations
