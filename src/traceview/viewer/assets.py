@@ -1,5 +1,5 @@
 """The viewer's static UI as shipped: which files of `viewer/static` the browser gets, served by
-the live server and the service (`viewer/app.py` `static_files`) and packed into the report
+the live server and the service (`viewer/served.py`) and packed into the report
 (`viewer/page.py`).
 
 `static/` may have folders; every file in it is an asset except the JavaScript unit tests
