@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ import numpy.typing as npt
 
 from traceview.analysis.profile import Profile
 from traceview.analysis.view import View
+from traceview.exporters.bigtable import Row, print_table
 from traceview.exporters.notes import note_lines
 from traceview.model import MethodTable, printable, visible
 
@@ -97,13 +99,12 @@ def sort_rows(rows: list[dict[str, Any]], column: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r[key] is None, -(r[key] or 0)))
 
 
-def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Table:
-    """A rich table of `method_rows` output (µs with thousands separators; `-` for null).
-    Below 140 columns of `width` the exclusive wall and off-CPU columns are left out so the
-    method names keep room."""
-    from rich.table import Table
-    from rich.text import Text
-
+def stats_table(
+    rows: list[dict[str, Any]], title: str, width: int = 200
+) -> tuple[Callable[[], Table], list[Row]]:
+    """A rich table of `method_rows` output (µs with thousands separators; `-` for null): a
+    maker of its columns and its rows (`bigtable.print_table`). Below 140 columns of `width`
+    the exclusive wall and off-CPU columns are left out so the method names keep room."""
     cols = [
         ("Incl CPU µs", "incl_cpu_us"),
         ("Excl CPU µs", "excl_cpu_us"),
@@ -113,22 +114,28 @@ def stats_table(rows: list[dict[str, Any]], title: str, width: int = 200) -> Tab
     ]
     if width < 140:
         cols = [c for c in cols if c[1] not in ("excl_wall_us", "off_cpu_us")]
-    table = Table(title=title, header_style="bold", expand=False)
-    for head, _ in cols:
-        table.add_column(head, justify="right", no_wrap=True)
-    table.add_column("Calls", justify="right", no_wrap=True)
-    table.add_column("Method", overflow="fold", min_width=20)
+
+    def make() -> Table:
+        from rich.table import Table
+
+        table = Table(title=title, header_style="bold", expand=False)
+        for head, _ in cols:
+            table.add_column(head, justify="right", no_wrap=True)
+        table.add_column("Calls", justify="right", no_wrap=True)
+        table.add_column("Method", overflow="fold", min_width=20)
+        return table
 
     def fmt(v: float | None) -> str:
         return "-" if v is None else f"{v:,.0f}" if float(v).is_integer() else f"{v:,.3f}"
 
-    for r in rows:
-        table.add_row(
-            *[fmt(r[key]) for _, key in cols],
-            f"{r['calls']}+{r['recursive_calls']}",
-            Text(printable(_label(r))),
+    cells: list[Row] = [
+        (
+            [*(fmt(r[key]) for _, key in cols), f"{r['calls']}+{r['recursive_calls']}"],
+            printable(_label(r)),
         )
-    return table
+        for r in rows
+    ]
+    return make, cells
 
 
 def _label(r: dict[str, Any]) -> str:
@@ -161,5 +168,5 @@ def export(view: View, out: IO[Any], options: Options) -> None:
         title += " — order of events: this file has no times"
     is_tty = hasattr(out, "isatty") and out.isatty()
     console = Console(file=out) if is_tty else Console(file=out, width=200)
-    console.print(stats_table(table_rows, title, console.width))
+    print_table(console, *stats_table(table_rows, title, console.width))
     out.write(note_lines(view.diagnostics()))
