@@ -17,7 +17,7 @@ from support.corpus import readable
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters import bigtable
-from traceview.exporters.bigtable import FEW, print_table
+from traceview.exporters.bigtable import FEW, print_grid, print_table
 from traceview.exporters.stats import rows as stats_rows
 from traceview.exporters.stats import stats_table
 from traceview.readers import load
@@ -82,3 +82,60 @@ def test_every_corpus_traces_stats_table(path, monkeypatch) -> None:  # type: ig
         assert got == want
         if width == 200 and len(table_rows) >= FEW:
             assert not by_rich  # the fast way was taken
+
+
+def grid_both(rows: list[list[str]], right: list[bool], width: int, terminal: bool) -> list[str]:
+    """(rich's output, print_grid's) for `traceview sql`'s results table of `rows`."""
+    from rich.table import Table
+
+    def make() -> Table:
+        table = Table(show_edge=False, header_style="bold", box=None, pad_edge=False)
+        for i, r in enumerate(right):
+            table.add_column(f"c{i}", justify="right" if r else "left")
+        return table
+
+    outs = []
+    for fast in (False, True):
+        buf = io.StringIO()
+        console = Console(
+            file=buf, width=width, force_terminal=terminal, highlight=False, markup=False
+        )
+        if fast:
+            print_grid(console, make, rows)
+        else:
+            table = make()
+            for r in rows:
+                table.add_row(*r)
+            console.print(table)
+        outs.append(buf.getvalue())
+    return outs
+
+
+CELL = st.one_of(WORD, st.integers(-(10**12), 10**12).map(str), st.just("NULL"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(1, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(CELL, min_size=n, max_size=n), min_size=FEW, max_size=FEW + 8),
+            st.lists(st.booleans(), min_size=n, max_size=n),
+        )
+    ),
+    st.sampled_from((40, 120, 400)),
+    st.booleans(),
+)
+def test_sql_grids_print_as_rich_prints_them(
+    table: tuple[list[list[str]], list[bool]], width: int, terminal: bool
+) -> None:
+    rows, right = table
+    want, got = grid_both(rows, right, width, terminal)
+    assert got == want
+
+
+def test_a_wide_grid_takes_the_fast_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [[str(i), f"name {i}" * (i % 7), "x"] for i in range(500)]
+    slow = []
+    monkeypatch.setattr(bigtable, "_print_cells", lambda *a: slow.append(1))
+    grid_both(rows, [True, False, False], 400, False)
+    assert not slow

@@ -47,6 +47,7 @@ from traceview.cli.options import (
 from traceview.cli.parser import Parser
 from traceview.dataset.keys import process_id
 from traceview.exporters import get
+from traceview.exporters.bigtable import print_grid
 from traceview.model import printable, visible
 
 EXTRA = "traceview sql needs duckdb and pyarrow: pip install 'traceview[data]'"
@@ -311,12 +312,16 @@ def write_table(result: Result, out: IO[str], tty: bool) -> None:
     from rich.table import Table
 
     cells = [[_text(v) for v in row] for row in result.rows]
-    table = Table(show_edge=False, header_style="bold", box=None, pad_edge=False)
-    for i, name in enumerate(result.columns):
-        numeric = all(isinstance(r[i], int | float | Decimal) or r[i] is None for r in result.rows)
-        table.add_column(printable(name), justify="right" if numeric else "left")
-    for row in cells:
-        table.add_row(*row)
+
+    def make() -> Table:
+        table = Table(show_edge=False, header_style="bold", box=None, pad_edge=False)
+        for i, name in enumerate(result.columns):
+            numeric = all(
+                isinstance(r[i], int | float | Decimal) or r[i] is None for r in result.rows
+            )
+            table.add_column(printable(name), justify="right" if numeric else "left")
+        return table
+
     widths = [
         max([len(printable(c)), *(len(r[i]) for r in cells)]) for i, c in enumerate(result.columns)
     ]
@@ -329,7 +334,7 @@ def write_table(result: Result, out: IO[str], tty: bool) -> None:
         markup=False,
         emoji=False,
     )
-    console.print(table)
+    print_grid(console, make, cells)
     noun = "row" if len(result.rows) == 1 else "rows"
     console.print(f"({len(result.rows)} {noun})", style="dim")
 
