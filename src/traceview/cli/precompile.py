@@ -1,9 +1,10 @@
 """Fill numba's cache with the viewer's compiled kernels, in a process of its own: the viewer
-starts it (`start()`) as it opens a trace big enough to need them (`worth_it`), so that after
-a fresh install the kernels compile on the other core while the trace loads and the first
-screen is drawn, never on the path of a request; with the cache already filled it only loads
-them (about a second of CPU) and exits. A small trace (the demo) starts none: its first
-screens need no kernel, and a later flame graph loads (or, the first time, compiles) its own.
+starts it (`start()`) as it opens a trace big enough to need them (`worth_it`, or `needed`
+once a mid-sized file is loaded), so that after a fresh install the kernels compile on the
+other core while the trace loads and the first screen is drawn, never on the path of a
+request; with the cache already filled it only loads them (about a second of CPU) and exits.
+A small trace (the demo, a 1.2 MB recording of 70k records) starts none: its first screens
+need no kernel, and a later flame graph loads (or, the first time, compiles) its own.
 
 `python -m traceview.cli.precompile` runs the viewer's compiled passes once on a tiny
 generated trace read back through the reader, so each kernel is compiled for the argument
@@ -19,16 +20,25 @@ import os
 import subprocess
 import sys
 
-SMALL_FILE = 1 << 20  # bytes: a smaller trace (even gzipped) is one numpy analyses alone
+BIG_FILE = 4 << 20  # bytes: a trace this big (SMALL records of 14 bytes fill 1.8 MiB) is large
 
 
 def worth_it(path: str) -> bool:
-    """Whether opening `path` may run compiled kernels soon (a trace past a few hundred
-    thousand records); a small trace's first screens need none."""
+    """Whether to fill the cache while `path` loads: a file that cannot be a small trace
+    (analysis/small.py), gzip or standard input (their size says nothing); a smaller one
+    is decided once loaded (`needed`)."""
     try:
-        return path == "-" or os.path.getsize(path) >= SMALL_FILE
+        return path == "-" or path.endswith(".gz") or os.path.getsize(path) >= BIG_FILE
     except OSError:
         return True
+
+
+def needed(records: int, threads: int) -> bool:
+    """Whether a loaded trace's viewer will run compiled kernels soon: not a small trace's
+    (its first screens are numpy's)."""
+    from traceview.analysis.small import is_small
+
+    return not is_small(records, threads)
 
 
 def start() -> subprocess.Popen[bytes] | None:

@@ -126,6 +126,9 @@ def main(argv: list[str]) -> int:
     err = Console(stderr=True)
     rename = options.rename(args.mapping)
     session = load_with_progress(args.trace, err, args)
+    t = session.trace
+    if compiling is None and precompile.needed(len(t.events), len(t.threads)):
+        compiling = precompile.start()  # a mid-sized file: now that its records are known
     if compiling is not None:
         session.before_kernels = compiling.wait
     sock = bind(args.host, args.port)
@@ -140,7 +143,6 @@ def main(argv: list[str]) -> int:
         rename=rename,
         reopen=reopen if session.trace.header.processes and args.trace != "-" else None,
     )
-    t = session.trace
     print(
         f"traceview: {printable(args.trace)}: {len(t.events)} records, {len(session.calls)} calls, "
         f"{len(t.threads)} threads",
