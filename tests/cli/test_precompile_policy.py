@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from traceview.cli import precompile, view
+from traceview.cli.demo import demo_trace
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -51,8 +52,12 @@ def test_which_files_start_it_before_loading(tmp_path: Path) -> None:
     with big.open("wb") as f:
         f.truncate(precompile.BIG_FILE)
     assert precompile.worth_it(str(big))
-    assert precompile.worth_it("-") and precompile.worth_it(str(tmp_path / "x.trace.gz"))
-    assert precompile.worth_it(str(tmp_path / "missing.trace"))
+    assert precompile.worth_it("-") and precompile.worth_it(str(tmp_path / "missing.trace"))
     small = tmp_path / "small.trace"
     small.write_bytes(b"x" * 1000)
     assert not precompile.worth_it(str(small))
+    packed = tmp_path / "packed.trace.gz"  # gzip counted at an eighth of what it holds
+    packed.write_bytes(b"x" * (precompile.BIG_FILE // 8))
+    assert precompile.worth_it(str(packed))
+    demo = demo_trace()  # the demo (gzipped) is decided once loaded: it is small
+    assert demo.endswith(".gz") and not precompile.worth_it(demo)

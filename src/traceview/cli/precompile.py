@@ -25,12 +25,13 @@ BIG_FILE = 4 << 20  # bytes: a trace this big (SMALL records of 14 bytes fill 1.
 
 def worth_it(path: str) -> bool:
     """Whether to fill the cache while `path` loads: a file that cannot be a small trace
-    (analysis/small.py), gzip or standard input (their size says nothing); a smaller one
-    is decided once loaded (`needed`)."""
+    (analysis/small.py: gzip counted at an eighth), or standard input (no size); a smaller
+    one is decided once loaded (`needed`), as the gzipped demo is."""
     try:
-        return path == "-" or path.endswith(".gz") or os.path.getsize(path) >= BIG_FILE
+        size = os.path.getsize(path) * (8 if path.endswith(".gz") else 1)
     except OSError:
         return True
+    return path == "-" or size >= BIG_FILE
 
 
 def needed(records: int, threads: int) -> bool:
