@@ -283,3 +283,11 @@ def test_memory_budget_evicts_old_sessions(tmp_path: Path) -> None:
         sessions = c.app.state.sessions  # type: ignore[attr-defined]
         assert list(sessions.sizes()) == [b] and sessions.sizes()[b] > 0
         assert c.get(f"/t/{a}/api/trace").status_code == 200  # reopened from disk
+
+
+@pytest.mark.parametrize("given", ["..", ".", "a/..", "%2E%2E", "  ...  "])
+def test_a_name_of_dots_is_kept_as_upload_trace(client: TestClient, given: str) -> None:
+    """An upload named `.` or `..` (a folder's name, never a file's) is kept as
+    `upload.trace`: the name is written as a link's name in the dataset's staging."""
+    got = upload(client, trace_bytes(), given)
+    assert got["name"] == "upload.trace"

@@ -29,6 +29,7 @@ import anyio
 from traceview.dataset import labels as labelling
 from traceview.dataset.publish import fsync_dir, write_atomic
 from traceview.model import printable
+from traceview.service.staging import clean_name
 from traceview.service.store import Store, TraceRecord, valid_id
 
 PATIENCE = 10.0  # seconds a methods page waits for the start's sync before answering 503
@@ -136,7 +137,7 @@ class Feed:
         shutil.rmtree(links, ignore_errors=True)  # a stop's leftovers
         sources = []
         for r in records:
-            link = links / r.id / (r.name if r.name not in ("", ".", "..") else "upload.trace")
+            link = links / r.id / clean_name(r.name)  # (a store's older names too)
             link.parent.mkdir(parents=True)
             link.symlink_to(self.store.path(r.id))
             labels, mapping = want[r.id]

@@ -72,7 +72,7 @@ async def receive(request: Request, staged: Path) -> tuple[Any, int, str]:
             if part is None:
                 await form.close()
                 raise NoFile
-            name = _clean_name(part.filename or name)
+            name = clean_name(part.filename or name)
             while chunk := await part.read(CHUNK):
                 await sink.feed(chunk)
             await form.close()
@@ -91,12 +91,14 @@ def fsync(path: Path) -> None:
 
 def _upload_name(request: Request) -> str:
     raw = request.headers.get("x-filename") or request.query_params.get("name") or ""
-    return _clean_name(unquote(raw))
+    return clean_name(unquote(raw))
 
 
-def _clean_name(raw: str) -> str:
+def clean_name(raw: str) -> str:
+    """An upload's name as it is kept: the last part of a path, printable, at most 200
+    characters; `upload.trace` for none, or for `.` and `..` (a name, never a folder)."""
     name = printable(raw.replace("\\", "/").rsplit("/", 1)[-1]).strip()[:200]
-    return name or "upload.trace"
+    return name if name.strip(".") else "upload.trace"
 
 
-__all__ = ["CHUNK", "NoFile", "NoMultipart", "fsync", "receive"]
+__all__ = ["CHUNK", "NoFile", "NoMultipart", "clean_name", "fsync", "receive"]
