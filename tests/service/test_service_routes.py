@@ -51,7 +51,7 @@ def make_client(root: Path, **config: object) -> Iterator[TestClient]:
     finally:
         feed = getattr(app.state, "feed", None)
         if feed is not None:  # its start-up sync uses the store: done first
-            feed.ready.wait(60)
+            feed.ready.wait(300)  # (seconds: a hang guard only)
         store.close()
 
 
