@@ -74,8 +74,8 @@ def test_every_corpus_traces_stats_table(path, monkeypatch) -> None:  # type: ig
     session = Session(load(path))
     table_rows = stats_rows(View(session, session.query()), None, None)
     by_rich = []
-    real = bigtable._print_all
-    monkeypatch.setattr(bigtable, "_print_all", lambda *a: by_rich.append(1) or real(*a))
+    real = bigtable._print_cells
+    monkeypatch.setattr(bigtable, "_print_cells", lambda *a: by_rich.append(1) or real(*a))
     for width in (100, 200):
         by_rich.clear()
         want, got = both(table_rows, width, terminal=False)

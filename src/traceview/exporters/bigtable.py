@@ -19,7 +19,7 @@ styles, vertical alignment top, padding (0, 1).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,15 +34,15 @@ def print_table(console: Console, make: Callable[[], Table], rows: Sequence[Row]
     from rich.cells import cell_len
     from rich.text import Text
 
-    if len(rows) < FEW:
-        _print_all(console, make, rows)
-        return
     table = make()
-    picked = {max(range(len(rows)), key=lambda r: cell_len(rows[r][1]))}
-    picked.add(max(range(len(rows)), key=lambda r: _longest_word(rows[r][1])))
-    for i in range(len(rows[0][0])):
-        picked.add(max(range(len(rows)), key=lambda r: cell_len(rows[r][0][i])))
-    for r in sorted(picked):
+    if len(rows) < FEW:
+        _print_cells(console, table, [[*cells, Text(text)] for cells, text in rows])
+        return
+    cells_of = (cells for cells, _ in rows)
+    lengths = [[cell_len(c) for c in column] for column in zip(*cells_of, strict=True)]
+    picked = {_widest([cell_len(t) for _, t in rows]), *(_widest(n) for n in lengths)}
+    picked.add(_widest([max((cell_len(w) for w in t.split()), default=0) for _, t in rows]))
+    for r in sorted(picked):  # rows that measure as all of them: the same layout
         table.add_row(*rows[r][0], Text(rows[r][1]))
     with console.capture() as captured:
         console.print(table)
@@ -51,19 +51,16 @@ def print_table(console: Console, make: Callable[[], Table], rows: Sequence[Row]
     assert box is not None
     at = next(i for i, line in enumerate(lines) if line.startswith(box.head_row_left))
     top = next(line for line in lines if line.startswith(box.top_left))
-    if not top.endswith(box.top_right):  # wider than the console: rich crops every line
-        _print_all(console, make, rows)
-        return
     widths = [len(part) - 2 for part in top[1:-1].split(box.top_divider)]
-    need = [max(cell_len(cells[i]) for cells, _ in rows) for i in range(len(widths) - 1)]
-    if widths[-1] < 1 or any(w < n for w, n in zip(widths, need, strict=False)):
-        _print_all(console, make, rows)  # squeezed by a narrow console: rich crops cells
+    cropped = not top.endswith(box.top_right) or widths[-1] < 1  # by a narrow console
+    if cropped or any(w < max(n) for w, n in zip(widths, lengths, strict=False)):
+        _print_cells(console, make(), [[*cells, Text(text)] for cells, text in rows])
         return
     out = lines[: at + 1]
     inner = box.mid_vertical
     for cells, text in rows:
         wrapped = Text(text).wrap(console, widths[-1], justify="left", overflow="fold")
-        body = [line.plain + " " * (widths[-1] - cell_len(line.plain)) for line in wrapped]
+        body = [_pad(line.plain, widths[-1], "left") for line in wrapped]
         first = [c.rjust(w) for c, w in zip(cells, widths, strict=False)]
         for k, part in enumerate(body or [" " * widths[-1]]):
             cols = first if k == 0 else [" " * w for w in widths[:-1]]
@@ -72,43 +69,32 @@ def print_table(console: Console, make: Callable[[], Table], rows: Sequence[Row]
     console.file.write("\n".join(out) + "\n")
 
 
-def _print_all(console: Console, make: Callable[[], Table], rows: Sequence[Row]) -> None:
-    """The table printed by rich itself, every row measured and rendered."""
-    from rich.text import Text
-
-    table = make()
-    for cells, text in rows:
-        table.add_row(*cells, Text(text))
-    console.print(table)
-
-
-def _longest_word(text: str) -> int:
-    from rich.cells import cell_len
-
-    return max((cell_len(w) for w in text.split()), default=0)
-
-
 def print_grid(console: Console, make: Callable[[], Table], rows: Sequence[Sequence[str]]) -> None:
     """Print the table `make()` without a box or edge padding (`traceview sql`'s results:
     cells one line each, two spaces apart, justified as their columns say) with `rows`."""
     from rich.cells import cell_len
 
     table = make()
-    heads = [str(c.header) for c in table.columns]
-    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(heads)]
+    lengths = [[cell_len(c) for c in column] for column in zip(*rows, strict=True)]
+    heads = [cell_len(str(c.header)) for c in table.columns]
+    widths = [max([h, *n]) for h, n in zip(heads, lengths or [[]] * len(heads), strict=True)]
     if len(rows) < FEW or sum(widths) + 2 * len(widths) - 2 > console.width:
         _print_cells(console, table, rows)  # few, or wrapped to a narrow console
         return
-    for i in range(len(widths)):  # the widest cell of each column: the same layout
-        table.add_row(*rows[max(range(len(rows)), key=lambda k: cell_len(rows[k][i]))])
+    for k in sorted({_widest(n) for n in lengths}):  # the same layout as all the rows
+        table.add_row(*rows[k])
     with console.capture() as captured:
         console.print(table)
-    header = captured.get().split("\n")[0]
+    out = [captured.get().split("\n")[0]]  # the header
     justify = [c.justify for c in table.columns]
-    out = [header]
     for r in rows:
         out.append("  ".join(_pad(c, w, j) for c, w, j in zip(r, widths, justify, strict=True)))
     console.file.write("\n".join(out) + "\n")
+
+
+def _widest(lengths: list[int]) -> int:
+    """The row of the longest of `lengths` (the first on ties)."""
+    return max(range(len(lengths)), key=lengths.__getitem__)
 
 
 def _pad(text: str, width: int, justify: str) -> str:
@@ -118,7 +104,8 @@ def _pad(text: str, width: int, justify: str) -> str:
     return room + text if justify == "right" else text + room
 
 
-def _print_cells(console: Console, table: Table, rows: Sequence[Sequence[str]]) -> None:
+def _print_cells(console: Console, table: Table, rows: Sequence[Sequence[Any]]) -> None:
+    """`table` printed by rich itself with `rows`, every cell measured and rendered."""
     for r in rows:
         table.add_row(*r)
     console.print(table)
