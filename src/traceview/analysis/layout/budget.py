@@ -91,34 +91,25 @@ def culprits(calls: CallTable, rows: I64, clock: str) -> tuple[I64, I64]:
     it was slow: the method with the most exclusive time on `clock` summed over the call's
     subtree (itself included; lowest method row on ties), and that method's heaviest call
     there (the first in pre-order on ties). Returns (call rows of those heaviest calls, the
-    methods' summed self ns). All frames at once: the exclusive times of the one range from
-    the first frame to the last one's end (right for every call of a frame's subtree: its
-    children are all in the range), then sums per frame and method."""
+    methods' summed self ns). The exclusive times come from one pass over the range from the
+    first frame to the last one's end (right for every call of a frame's subtree: its
+    children are all in the range); then one vectorised pass per frame, never a sort of
+    every call (a dominant thread's frames hold tens of millions)."""
+    out = np.empty(len(rows), dtype=np.int64)
+    own = np.empty(len(rows), dtype=np.int64)
     if not len(rows):
-        return rows.copy(), rows.copy()
-    ends = calls.subtree_end[rows].astype(np.int64)
-    lo, hi = int(rows[0]), int(ends.max())
-    self_all = calls.excl(clock, slice(lo, hi))
-    sizes = ends - rows
-    frame = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)  # each subtree call's frame
-    first = np.cumsum(sizes) - sizes
-    call = rows[frame] + (np.arange(len(frame), dtype=np.int64) - first[frame])
-    self_ns = self_all[call - lo]
-    method = calls.method[call].astype(np.int64)
-    # per (frame, method): its self time summed, in (frame, method) order
-    key = frame * (int(method.max()) + 1) + method
-    order = np.argsort(key, kind="stable")
-    cut = np.flatnonzero(np.diff(key[order], prepend=-1))
-    sums = np.add.reduceat(self_ns[order], cut)
-    k_frame, k_method = frame[order][cut], method[order][cut]
-    best = np.lexsort((k_method, -sums, k_frame))  # per frame: most time, lowest method first
-    lead = best[np.flatnonzero(np.diff(k_frame[best], prepend=-1))]
-    top_method, own = k_method[lead], sums[lead]
-    # the heaviest call of each frame's top method, the first in pre-order on ties
-    mine = np.flatnonzero(method == top_method[frame])
-    pick = mine[np.lexsort((mine, -self_ns[mine], frame[mine]))]
-    heaviest = pick[np.flatnonzero(np.diff(frame[pick], prepend=-1))]
-    return call[heaviest], own.astype(np.int64)
+        return out, own
+    lo = int(rows[0])
+    self_all = calls.excl(clock, slice(lo, int(calls.subtree_end[rows].max())))
+    for i, r in enumerate(rows.tolist()):
+        end = int(calls.subtree_end[r])
+        self_ns = self_all[r - lo : end - lo]
+        method = calls.method[r:end]
+        sums = np.bincount(method, weights=self_ns)  # by method row: ties go to the lowest
+        top = method == int(np.argmax(sums))
+        own[i] = int(self_ns[top].sum())  # exact int sum (bincount is float)
+        out[i] = r + int(np.argmax(np.where(top, self_ns, -1)))
+    return out, own
 
 
 def paths(calls: CallTable, tops: I64, leaves: I64) -> list[list[int]]:
