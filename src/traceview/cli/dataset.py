@@ -1,14 +1,17 @@
-"""`traceview dataset add|ls|rm`: keep many traces of many builds as one Parquet dataset
+"""`traceview dataset add|ls|rm|compact`: keep many traces of many builds as one Parquet dataset
 (docs/dataset.md) that `traceview sql --dataset`, `traceview diff --dataset`, DuckDB, Spark,
 Trino and BigQuery read.
 
     traceview dataset add ROOT TRACE... [--app A] [--build B] [--label k=v ...] [--mapping F]
     traceview dataset ls ROOT [--json]
     traceview dataset rm ROOT TRACE_ID...
+    traceview dataset compact ROOT
 
 `add` is idempotent (a trace already there is skipped) and safe with other writers at once;
 a trace that fails to read is recorded in the errors table with its reason and the others
-go on (exit status 2 when any failed or could not be opened, else 0).
+go on (exit status 2 when any failed or could not be opened, else 0). An add merges the
+small parts of the partitions it wrote into once enough have gathered; `compact` merges every
+small part of every partition now (docs/dataset.md).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="action", required=True, metavar="add|ls|rm")
+    sub = p.add_subparsers(dest="action", required=True, metavar="add|ls|rm|compact")
     a = sub.add_parser("add", help="add traces (idempotent)")
     a.add_argument("root", metavar="ROOT", help="the dataset's folder (created when missing)")
     a.add_argument("traces", nargs="+", metavar="TRACE", help="trace files")
@@ -58,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
     rm = sub.add_parser("rm", help="remove traces by id (or 8+ hex digits of it)")
     rm.add_argument("root", metavar="ROOT")
     rm.add_argument("ids", nargs="+", metavar="TRACE_ID")
+    co = sub.add_parser("compact", help="merge the small part files of every partition")
+    co.add_argument("root", metavar="ROOT")
     return p
 
 
@@ -78,6 +83,8 @@ def main(argv: list[str]) -> int:
             return _add(args)
         if args.action == "ls":
             return _ls(args)
+        if args.action == "compact":
+            return _compact(args)
         return _rm(args)
     except (DatasetError, ValueError) as exc:
         raise CliError(printable(str(exc))) from None
@@ -142,6 +149,14 @@ def _rm(args: argparse.Namespace) -> int:
     gone = remove(Path(args.root), args.ids)
     for tid in gone:
         print(f"traceview: removed {tid}", file=sys.stderr)
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    from traceview.dataset.compact import compact
+
+    merged = compact(Path(args.root))
+    print(f"traceview: {merged} part files fewer", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,7 @@
 """`add(root, paths, labels)`: traces into a dataset — each read once by the unchanged reader
-and engine, its tables appended to part files, published all at once (`dataset/publish.py`).
+and engine, its tables appended to part files, published all at once (`dataset/publish.py`),
+then the small parts of the partitions it wrote into merged once enough have gathered
+(`dataset/compact.py`).
 
 Idempotent by `trace_id` (the SHA-256 of the bytes): a trace already in the dataset (its
 traces or errors table) or being added by another live writer is skipped; `replacing=True`
@@ -33,6 +35,7 @@ from traceview.analysis.workers import default_workers
 from traceview.api.table import Table
 from traceview.api.traces import Origin
 from traceview.dataset import labels as labelling
+from traceview.dataset.compact import compact
 from traceview.dataset.keys import Identity, identify, process_id, trace_date
 from traceview.dataset.layout import VERSION, check
 from traceview.dataset.parts import Parts
@@ -133,6 +136,7 @@ def add(
             with locked(root):
                 writer.release(mine)
             raise
+    compact(root, {p.parent for p, _ in staged}, everything=False)  # a part per add, merged
     return report
 
 
