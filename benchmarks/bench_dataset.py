@@ -4,7 +4,7 @@ against `dataset add` of the same traces.
 
     python benchmarks/bench_dataset.py [--traces 100] [--records 1000000]
         [--groupby-traces 1000] [--groupby-records 20000] [--spark-traces 100]
-        [--spark-records 100000] [--rounds 3] [--skip SECTION ...]
+        [--spark-records 100000] [--rounds 3] [--skip add groupby trickle spark]
 
 Traces are `synth.generate(records, threads=8, seed=i)` in benchmarks/out/ds-<records>/
 (git-ignored, kept between runs); datasets are written to a fresh folder there. `dataset add`
@@ -12,7 +12,8 @@ runs as the command (`python -m traceview dataset add`), timed with its CPU time
 system, from wait4): CPU / wall near 2 means both cores busy. "profile alone" is what
 `traceview stats` does for each trace: read it and compute its whole-trace profile, one
 trace after the other in one process. Targets: dataset add in the profile's order of time;
-the group-by <= 2 s; Spark's overhead reported.
+the group-by <= 2 s, also over traces added one at a time (`trickle`); Spark's overhead
+reported.
 """
 
 from __future__ import annotations
@@ -114,11 +115,22 @@ def bench_add(n: int, records: int, rounds: int) -> None:
         )
 
 
-def bench_groupby(n: int, records: int, rounds: int) -> None:
+def bench_groupby(n: int, records: int, rounds: int, one_at_a_time: bool = False) -> None:
+    """The group-by over `n` traces' profile tables, added in two commands (builds 100 and
+    101), or with `one_at_a_time` one `add` per trace (a CI job per run, the service's
+    uploads; in process, timed), where the small parts are merged as they gather."""
+    from traceview.dataset.add import add
     from traceview.dataset.read import sql
 
     paths = traces(n, records)
-    root = OUT / "ds-groupby"
+    root = OUT / ("ds-groupby-trickle" if one_at_a_time else "ds-groupby")
+    if one_at_a_time and not (root / "traces").is_dir():
+        t = time.perf_counter()
+        for i, path in enumerate(paths):
+            add(root, [path], {"build": "100" if i < n // 2 else "101"}, workers=1)
+        wall = time.perf_counter() - t
+        print(f"\ngroup-by: {n} traces x {records:,} records added one at a time in {wall:.1f} s")
+        print(f"  ({wall / n * 1000:.0f} ms an add)")
     if not (root / "traces").is_dir():
         half = n // 2
         wall, cpu, _ = command(
@@ -130,7 +142,11 @@ def bench_groupby(n: int, records: int, rounds: int) -> None:
         print(f"\ngroup-by: {n} traces x {records:,} records added in {wall + w2:.1f} s", end="")
         print(f" (CPU {cpu + c2:.1f} s)")
     files = len(list((root / "profile").rglob("*.parquet")))
-    print(f"  profile table: {files} part files, {mib(float(size_of(root / 'profile')))}")
+    every = len(list(root.rglob("*.parquet")))
+    print(
+        f"  profile table: {files} part files, {mib(float(size_of(root / 'profile')))}"
+        f" ({every} part files in all tables)"
+    )
     inproc, whole = [], []
     for _ in range(rounds):
         t = time.perf_counter()
@@ -190,13 +206,15 @@ def main() -> None:
     ap.add_argument("--spark-traces", type=int, default=100)
     ap.add_argument("--spark-records", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--skip", nargs="*", default=[], choices=("add", "groupby", "spark"))
+    ap.add_argument("--skip", nargs="*", default=[], choices=("add", "groupby", "trickle", "spark"))
     args = ap.parse_args()
     print(machine())
     if "add" not in args.skip:
         bench_add(args.traces, args.records, args.rounds)
     if "groupby" not in args.skip:
         bench_groupby(args.groupby_traces, args.groupby_records, args.rounds)
+    if "trickle" not in args.skip:
+        bench_groupby(args.groupby_traces, args.groupby_records, args.rounds, one_at_a_time=True)
     if "spark" not in args.skip:
         bench_spark(args.spark_traces, args.spark_records)
 
