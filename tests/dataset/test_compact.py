@@ -132,3 +132,27 @@ def test_compact_of_no_dataset_is_one_line(
     assert main(["dataset", "compact", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such dataset" in err[0]
+
+
+def test_a_part_that_does_not_read_is_left_and_the_add_goes_on(
+    traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A damaged small part (here: one of the calls table's, cut short) stops the merging of
+    its tier in its folder only: the adds still succeed and say so in one line each, the other
+    tables are merged, and `dataset compact` names the folder and exits with 2."""
+    root = tmp_path / "ds"
+    for trace in traces[:3]:
+        add(root, [trace], LABELS, workers=1)
+    bad = table_files(root, "calls")[0]
+    bad.write_bytes(bad.read_bytes()[:100])
+    capsys.readouterr()
+    labels = ["--app", "com.example", "--build", "100"]
+    for trace in traces[3 : compacting.FANIN]:
+        assert main(["dataset", "add", str(root), str(trace), "-q", *labels]) == 0
+    err = capsys.readouterr().err
+    assert "small parts left unmerged" in err and "calls" in err
+    counts = {f.relative_to(root).parts[0]: n for f, n in folders(root).items()}
+    assert counts.pop("calls") == compacting.FANIN and set(counts.values()) == {1}
+    assert main(["dataset", "compact", str(root)]) == 2
+    lines = [x for x in capsys.readouterr().err.splitlines() if "unmerged" in x]
+    assert len(lines) == 1 and str(bad.parent) in lines[0]

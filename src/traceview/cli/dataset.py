@@ -111,6 +111,7 @@ def _add(args: argparse.Namespace) -> int:
     report = add(Path(args.root), args.traces, given, reading, progress=progress)
     for path, why in report.unreadable:
         print(f"traceview: {printable(path)}: {why}", file=sys.stderr)
+    _unmerged(Path(args.root), report.unmerged)
     print(
         f"traceview: {len(report.added)} added, {len(report.failed)} failed (in the errors "
         f"table), {len(report.present)} already there, {len(report.unreadable)} unreadable",
@@ -155,9 +156,17 @@ def _rm(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace) -> int:
     from traceview.dataset.compact import compact
 
-    merged = compact(Path(args.root))
-    print(f"traceview: {merged} part files fewer", file=sys.stderr)
-    return 0
+    done = compact(Path(args.root))
+    _unmerged(Path(args.root), done.skipped)
+    print(f"traceview: {done.merged} part files fewer", file=sys.stderr)
+    return 2 if done.skipped else 0
+
+
+def _unmerged(root: Path, skipped: list[tuple[Path, str]]) -> None:
+    """A line for each set of small parts that could not be merged (left as they are)."""
+    for folder, why in skipped:
+        where = printable(str(root / folder))
+        print(f"traceview: {where}: small parts left unmerged: {why}", file=sys.stderr)
 
 
 def _ms(ns: int | None) -> str:

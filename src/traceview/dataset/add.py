@@ -54,12 +54,15 @@ PROCESS_BYTES = 32 << 20  # traces to add, in all: from this much on, worker pro
 class Report:
     """What an `add` did: `added` and `failed` (recorded in the errors table, with the
     reason) as (trace_id, name[, reason]); `present` (already in the dataset or being added
-    by another writer); `unreadable` (path, reason): files that could not be opened."""
+    by another writer); `unreadable` (path, reason): files that could not be opened;
+    `unmerged` (folder, reason): small parts the merging after the add could not merge (the
+    add itself is done)."""
 
     added: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str, str]] = field(default_factory=list)
     present: list[tuple[str, str]] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    unmerged: list[tuple[Path, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,8 @@ def add(
             with locked(root):
                 writer.release(mine)
             raise
-    compact(root, {p.parent for p, _ in staged}, everything=False)  # a part per add, merged
+    merging = compact(root, {p.parent for p, _ in staged}, everything=False)  # a part per add
+    report.unmerged += merging.skipped
     return report
 
 

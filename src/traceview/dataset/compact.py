@@ -19,6 +19,7 @@ import bisect
 import math
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from traceview.api.table import optional
 from traceview.dataset.layout import ALL_TABLES, check, file_schema, table_files
 from traceview.dataset.parts import Parts
 from traceview.dataset.publish import Writer, locked, recover
+from traceview.model import printable
 
 SMALL_PART = 128 << 20  # bytes: a part this size or larger is left as it is
 FANIN = 8  # parts of one size tier merged at once after an add
@@ -35,17 +37,36 @@ WHAT = "a traceview dataset"
 Stamp = tuple[int, int, int]  # inode, size, modification time (ns)
 
 
-def compact(root: Path, folders: Iterable[Path] | None = None, everything: bool = True) -> int:
+@dataclass
+class Compaction:
+    """What a compaction did: `merged` parts fewer; `skipped` (folder, reason) for each set of
+    parts it could not merge (a part that does not read: left as it is, the rest goes on)."""
+
+    merged: int = 0
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def compact(
+    root: Path, folders: Iterable[Path] | None = None, everything: bool = True
+) -> Compaction:
     """Merge the small parts of `folders` (partition folders relative to ROOT, default
     every one of every table): all of them with `everything`, else the tiers of `FANIN`
-    parts or more. Returns how many parts were merged away (sources minus results)."""
+    parts or more."""
     check(root)
     chosen = _folders(root) if folders is None else sorted(set(folders))
-    saved = 0
+    done = Compaction()
     for folder in chosen:
         for group in _groups(root, folder, everything):
-            saved += _merge(root, folder, group)
-    return saved
+            try:
+                done.merged += _merge(root, folder, group)
+            except (OSError, ValueError, TypeError) as exc:  # pyarrow's errors among them
+                done.skipped.append(
+                    (
+                        folder,
+                        printable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__),
+                    )
+                )
+    return done
 
 
 def _folders(root: Path) -> list[Path]:
@@ -56,12 +77,11 @@ def _folders(root: Path) -> list[Path]:
 
 def _groups(root: Path, folder: Path, everything: bool) -> list[list[Path]]:
     """The sets of small parts in `folder` to merge, each into one part."""
-    table = folder.parts[0]
-    if table not in ALL_TABLES:
+    if folder.parts[0] not in ALL_TABLES:
         return []
     sizes = {}
-    for f in table_files(root, table):
-        if f.parent == root / folder:
+    for f in (root / folder).glob("*.parquet"):  # this folder's parts only: no tree walk
+        if not f.name.startswith(("_", ".")):
             size = f.stat().st_size
             if size < SMALL_PART:
                 sizes[f] = size
@@ -188,4 +208,4 @@ class _Rows:
         return out
 
 
-__all__ = ["FANIN", "SMALL_PART", "compact", "tier"]
+__all__ = ["FANIN", "SMALL_PART", "Compaction", "compact", "tier"]
