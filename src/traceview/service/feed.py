@@ -148,6 +148,11 @@ class Feed:
             shutil.rmtree(links, ignore_errors=True)
         done = {t for t, *_ in (*report.added, *report.failed)}
         self._record({r.id: _text(*want[r.id]) for r in records if r.id in done})
+        for folder, why in report.unmerged:  # the runs are in; their small parts stay apart
+            print(
+                f"traceview serve: dataset: {folder}: small parts left unmerged: {why}",
+                file=sys.stderr,
+            )
 
     def _adopt(
         self,
