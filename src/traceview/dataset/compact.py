@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from traceview.api.schema import SORT_KEYS
 from traceview.api.table import optional
 from traceview.dataset.layout import ALL_TABLES, check, file_schema, table_files
@@ -60,12 +62,8 @@ def compact(
             try:
                 done.merged += _merge(root, folder, group)
             except (OSError, ValueError, TypeError) as exc:  # pyarrow's errors among them
-                done.skipped.append(
-                    (
-                        folder,
-                        printable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__),
-                    )
-                )
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                done.skipped.append((folder, printable(first)))
     return done
 
 
@@ -175,16 +173,16 @@ class _Rows:
 
     def runs(self) -> list[tuple[str, int, int]]:
         """(trace_id, first row, end row) of each run of one trace, in row order."""
-        import numpy as np
-
         out: list[tuple[str, int, int]] = []
         for g in range(len(self.starts) - 1):
             ids = self.file.read_row_group(g, columns=["trace_id"]).column(0).combine_chunks()
             index = ids.indices.to_numpy(zero_copy_only=False)
+            if not len(index):  # an empty row group (another writer's)
+                continue
             begins = np.flatnonzero(np.diff(index)) + 1
             firsts = [0, *begins.tolist()]
             ends = [*begins.tolist(), len(index)]
-            names = ids.dictionary.take(index[firsts]).to_pylist() if len(index) else []
+            names = ids.dictionary.take(index[firsts]).to_pylist()
             for name, a, b in zip(names, firsts, ends, strict=True):
                 a, b = a + self.starts[g], b + self.starts[g]
                 if out and out[-1][0] == name and out[-1][2] == a:
