@@ -137,8 +137,8 @@ def _stamp(path: Path) -> Stamp | None:
 
 def _merged(table: str, sources: list[Path]) -> Iterable[Any]:
     """The rows of `sources` (each sorted by the table's keys) in the table's key order:
-    trace after trace by `trace_id`, each trace's rows as its sources hold them (sorted
-    again when more than one holds some)."""
+    trace after trace by `trace_id`, each trace's rows as its source holds them (sorted again
+    when they come in several runs: a trace split between parts)."""
     schema = file_schema(table, dictionary_id=True)
     readers = [_Rows(f, schema) for f in sources]
     runs = sorted((tid, i, a, b) for i, r in enumerate(readers) for tid, a, b in r.runs())
@@ -150,7 +150,7 @@ def _merged(table: str, sources: list[Path]) -> Iterable[Any]:
         while end < len(runs) and runs[end][0] == tid:
             end += 1
         pieces = [p for _, i, a, b in runs[at:end] for p in readers[i].take(a, b)]
-        if keys and len({i for _, i, _, _ in runs[at:end]}) > 1:  # a trace split in parts
+        if keys and end - at > 1:  # a trace in several runs (parts): its rows sorted again
             pa = optional("pyarrow", WHAT)
             yield pa.concat_tables(pieces).sort_by(keys)
         else:
