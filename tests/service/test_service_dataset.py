@@ -193,3 +193,25 @@ def test_a_deleted_upload_leaves_the_dataset(served, runs) -> None:  # type: ign
         assert gone not in set(table.column("trace_id").to_pylist()), name
     assert set(tables["calls"].column("trace_id").to_pylist()) == {kept}
     assert client.delete(f"/api/traces/{gone}", headers=WRITE).status_code == 404
+
+
+def test_many_uploads_of_one_build_keep_few_parts(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Each upload adds a part per table to its build's folders; past `FANIN` of them the
+    feed's adds merge them (dataset/compact.py), and every run stays in every table."""
+    from support.datasets import write_traces
+    from traceview.dataset.compact import FANIN
+    from traceview.dataset.layout import ALL_TABLES, table_files
+
+    client, root = served
+    paths = write_traces(tmp_path / "t", list(range(FANIN + 2)), records=400)
+    for p in paths:
+        assert post(client, p.read_bytes(), p.name, app="com.example", build="7").status_code == 201
+    per_folder: dict[Path, int] = {}
+    for table in ALL_TABLES:
+        for f in table_files(root, table):
+            per_folder[f.parent] = per_folder.get(f.parent, 0) + 1
+    assert per_folder and max(per_folder.values()) < FANIN, per_folder
+    tables = read_tables(root)
+    assert tables["traces"].num_rows == len(paths)
+    for name in ("threads", "methods", "calls", "profile"):
+        assert len(tables[name].column("trace_id").unique()) == len(paths), name
