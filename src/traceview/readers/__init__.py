@@ -33,7 +33,6 @@ from traceview.readers.files import (
     read_stdin,
     too_big,
 )
-from traceview.readers.lowoverhead import anr
 from traceview.readers.sniff import choose, is_gzip
 from traceview.readers.source import Source
 from traceview.readers.v1 import split
@@ -156,11 +155,18 @@ def _load_path(path: Path, how: _How) -> Trace:
         if name == "anr":  # text or a zip: no fill-run clipping (a zip may hold zero runs)
             if src.size > how.max_size:
                 raise too_big(src.size, how.max_size)
-            return anr.read(src, source=str(path), process=how.process, max_size=how.max_size)
+            return _anr(src, str(path), how)
         notes = _clip(src, "file", how.max_size)
         seen = look(src.read(0, SAMPLE))
         trace = _noted(reader.read(src, source=str(path), clocks=how.clocks), notes)
         return judge(trace, how.salvage, seen)
+
+
+def _anr(src: Source, source: str | None, how: _How) -> Trace:
+    """The dump `how.process` picks of an ANR report or bugreport zip (sniff imported it)."""
+    from traceview.readers.lowoverhead import anr
+
+    return anr.read(src, source=source, process=how.process, max_size=how.max_size)
 
 
 def _check_process(name: str, how: _How) -> None:
@@ -209,7 +215,7 @@ def _load_bytes(data: bytes | memoryview, source: str | None, how: _How, depth: 
     _check_process(name, how)
     src = Source(data)
     if name == "anr":
-        return anr.read(src, source=source, process=how.process, max_size=how.max_size)
+        return _anr(src, source, how)
     notes = _clip(src, "input", how.max_size)
     seen = look(src.read(0, SAMPLE))
     trace = _noted(reader.read(src, source=source, clocks=how.clocks), notes)

@@ -3,24 +3,23 @@
 Only the bytes decide (never the file name). Every variant module answers `sniff(head)`;
 `choose` asks them in the order of `READERS` (V2 before the regular reader: the earliest V2
 file mode starts with summary text; simpleperf last, its headerless form being the loosest
-test). Recognised other formats (Perfetto, systrace/atrace, Chrome JSON, an Android 16
-low-overhead dump whose first block does not read) raise `NotATraceError` naming them and what
-to do with them (ANR reports and bugreport zips, which may carry low-overhead dumps, have
-their reader: `lowoverhead/anr.py`); anything else names its first bytes and the variants
-tried.
+test), importing each when its turn comes: a command on a V1 trace never imports the
+Android 16, ANR or simpleperf readers. Recognised other formats (Perfetto, systrace/atrace,
+Chrome JSON, an Android 16 low-overhead dump whose first block does not read) raise
+`NotATraceError` naming them and what to do with them (ANR reports and bugreport zips, which
+may carry low-overhead dumps, have their reader: `lowoverhead/anr.py`); anything else names
+its first bytes and the variants tried.
 """
 
 from __future__ import annotations
 
+import importlib
 import struct
 from collections.abc import Collection
-from typing import Protocol
+from typing import Protocol, cast
 
 from traceview.model import NotATraceError, Trace, TraceFormatError
-from traceview.readers import lowoverhead, simpleperf, v2
-from traceview.readers.lowoverhead import anr
 from traceview.readers.source import Source
-from traceview.readers.v1 import regular, split, streaming
 
 GZIP = b"\x1f\x8b"
 _EXPECTED = "'*version' or 'SLOW'"
@@ -37,14 +36,14 @@ class Reader(Protocol):
     ) -> Trace: ...
 
 
-READERS: tuple[tuple[str, Reader], ...] = (
-    ("v2", v2),
-    ("regular", regular),
-    ("data", split),
-    ("streaming", streaming),
-    ("anr", anr),
-    ("lowoverhead", lowoverhead),
-    ("simpleperf", simpleperf),
+READERS: tuple[tuple[str, str], ...] = (  # (name, module), asked in this order
+    ("v2", "traceview.readers.v2"),
+    ("regular", "traceview.readers.v1.regular"),
+    ("data", "traceview.readers.v1.split"),
+    ("streaming", "traceview.readers.v1.streaming"),
+    ("anr", "traceview.readers.lowoverhead.anr"),
+    ("lowoverhead", "traceview.readers.lowoverhead"),
+    ("simpleperf", "traceview.readers.simpleperf"),
 )
 
 
@@ -58,7 +57,8 @@ def choose(head: bytes) -> tuple[str, Reader]:
     raises for anything no reader takes."""
     if not head:
         raise NotATraceError("empty file", offset=0, expected=_EXPECTED, found="0 bytes")
-    for name, reader in READERS:
+    for name, module in READERS:
+        reader = cast(Reader, importlib.import_module(module))
         if reader.sniff(head):
             return name, reader
     if head.startswith(b"SLOW"):
