@@ -70,7 +70,8 @@ def adder(root: Path, paths: list[Path]) -> subprocess.Popen[bytes]:
 def reference(tmp_path: Path, paths: list[Path]) -> dict[str, object]:
     root = tmp_path / "reference"
     run = adder(root, paths)
-    assert run.wait(timeout=HANG_GUARD) == 0
+    code = run.wait(timeout=HANG_GUARD)
+    assert code == 0
     return read_tables(root)
 
 
@@ -103,7 +104,8 @@ def test_a_writer_killed_while_staging_leaves_nothing_visible(
     assert any((root / CLAIMS).iterdir())  # and its claims
     assert all(not table_files(root, t) for t in ("traces", "calls", "methods"))
     second = adder(root, traces[:4])
-    assert second.wait(timeout=HANG_GUARD) == 0  # the dead writer's claims are taken over
+    code = second.wait(timeout=HANG_GUARD)
+    assert code == 0  # the dead writer's claims are taken over
     assert read_tables(root)["traces"].num_rows == 4
     assert not any((root / STAGING).iterdir()) and not any((root / CLAIMS).iterdir())
 
