@@ -4,6 +4,7 @@ the same and sorted, and a source another writer changed meanwhile is left alone
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,33 @@ def test_a_part_that_does_not_read_is_left_and_the_add_goes_on(
     assert main(["dataset", "compact", str(root)]) == 2
     lines = [x for x in capsys.readouterr().err.splitlines() if "unmerged" in x]
     assert len(lines) == 1 and str(bad.parent) in lines[0]
+
+
+def test_every_corpus_file_added_one_at_a_time_then_compacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file of ../shared/corpus added by an add of its own (tiers of 2 parts here, so the
+    merging runs between adds), then `dataset compact`: every add ends with 0 or 2 (a file
+    that fails to read is an errors row, or one line when it cannot be opened), the merging
+    never fails, every file is listed once, and the rows stay sorted."""
+    from support.corpus import corpus_files
+
+    files = corpus_files()
+    if not files:
+        pytest.skip("../shared/corpus not available")
+    monkeypatch.setattr(compacting, "FANIN", 2)
+    root = tmp_path / "ds"
+    labels = ["--app", "corpus", "--build", "1"]
+    for f in files:
+        capsys.readouterr()
+        assert main(["dataset", "add", str(root), str(f), "-q", *labels]) in (0, 2), f
+        err = capsys.readouterr().err
+        assert "unmerged" not in err and "Traceback" not in err, (f, err)
+    assert main(["dataset", "compact", str(root)]) == 0
+    tables = read_tables(root)
+    ids = [*tables["traces"].column("trace_id").to_pylist()]
+    ids += tables["errors"].column("trace_id").to_pylist()
+    want = {hashlib.sha256(f.read_bytes()).hexdigest() for f in files}  # docs/dataset.md's id
+    assert len(ids) == len(set(ids)) and set(ids) == want
+    assert set(folders(root).values()) == {1}
+    sorted_parts(root)
