@@ -76,9 +76,9 @@ def test_streamed_on_generated_traces() -> None:
 def test_streamed_searching_the_stacks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past `COUNTS_LIMIT` threads x methods the recursion check searches each stack instead
     of counting open calls per method: the same numbers."""
-    import traceview.analysis.direct as streamed
+    import traceview.analysis.walk as walk
 
-    monkeypatch.setattr(streamed, "COUNTS_LIMIT", 0)
+    monkeypatch.setattr(walk, "COUNTS_LIMIT", 0)
     trace = generate(records=40_000, threads=12, seed=11)
     trace.validate()
     assert_same(trace)

@@ -1,6 +1,7 @@
 """The profile of a whole trace computed directly from the events, without a call table: a
 compiled pass over the records in file order keeps each thread's stack and counts every call
-into its edge as it closes (kernels/direct.py), as dmtracedump itself reads a trace.
+into its edge as it closes (kernels/direct.py, driven by analysis/walk.py), as dmtracedump
+itself reads a trace.
 
 Used by `traceview -r`, `stats`, `info` and `dmtracedump`, which need the statistics and not
 the calls: the result equals `profile(build_calls(trace))`, diagnostics included, and the
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis import walk
 from traceview.analysis.calls import (
     REPAIRS,
     gather,
@@ -34,8 +36,7 @@ from traceview.analysis.workers import default_workers, parallel_map
 from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
-COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
-NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
+EVERY = (walk.NO_ROWS, True)  # a pass visiting every record
 
 
 def direct_profile(
@@ -62,26 +63,22 @@ def direct_profile(
         if timings is not None:
             timings.update(calls=0.0, profile=time.perf_counter() - start)
         return merge_parts(parts, trace, clocks, repair_diagnostics(fixed), threads=everyone)
-    from traceview.analysis.kernels import direct as kernels
-    from traceview.analysis.kernels import pairing
-
-    counts = pairing.count(ev.thread, ev.action, n_threads)
     events = (ev.thread, ev.action, ev.method)
+    counts = walk.counts_of(events, n_threads)
     lows = np.zeros((int(-counts[:, 2].sum()), 2), dtype=np.int64)
     if len(lows):  # frames open when tracing began: counted again, their exits kept
-        pairing.count_more(events, 0, new_counts(n_threads), lows)
+        walk.count_more(events, 0, walk.new_counts(n_threads), lows)
     synth_of, at = open_at_start(lows, counts)
     sized = time.perf_counter()
     none = np.zeros(0, dtype=np.int64)
     times = [*(ev.time(c) for c in clocks), none, none]
-    columns = kernels.Clocks(times[0], times[1], len(clocks))
+    columns = walk.Clocks(times[0], times[1], len(clocks))
 
     def count(mine: npt.NDArray[np.bool_]) -> Found:
         began = time.perf_counter()
-        walk = start_walk(counts, mine, (synth_of, at), n_methods)
-        table = kernels.first_table()
-        table = kernels.feed(events, columns, 0, walk, table, n_methods, (NO_ROWS, True))
-        return (*kernels.finish(walk, table, len(clocks)), time.perf_counter() - began)
+        pass_ = walk.start_walk(counts, mine, (synth_of, at), n_methods)
+        table = walk.feed(events, columns, 0, pass_, walk.first_table(), n_methods, EVERY)
+        return (*walk.finish(pass_, table, len(clocks)), time.perf_counter() - began)
 
     n = pass_workers(workers)
     found = parallel_map(count, split_threads(counts[:, 0], n), n)
@@ -103,28 +100,6 @@ def direct_profile(
 
 
 Found = tuple[I64, I64, I64, float]  # a worker's edges (key, thread), sums, per thread, seconds
-
-
-def start_walk(
-    counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int
-) -> Any:
-    """A worker's compiled pass over the threads in `mine` before their first record
-    (`kernels.direct.start`). The stops where a thread begins or ends, sorted here: numba's
-    sort would make loading the cached kernel import numba's array maths (~0.05 s)."""
-    from traceview.analysis.kernels import direct as kernels
-
-    ours = mine & (counts[:, 0] > 0)
-    end = np.array([np.iinfo(np.int64).max], dtype=np.int64)
-    marks = np.sort(np.concatenate([counts[ours, 4], counts[ours, 5], end]))
-    dense = int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT  # else stacks searched
-    return kernels.start(counts, mine, synth, n_methods, dense, marks)
-
-
-def new_counts(n_threads: int) -> I64:
-    """`kernels.pairing.count`'s rows before any record."""
-    counts = np.zeros((n_threads, 6), dtype=np.int64)
-    counts[:, 4:] = -1
-    return counts
 
 
 def open_at_start(lows: I64, counts: I64) -> tuple[I64, I64]:

@@ -22,15 +22,13 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis import walk
 from traceview.analysis.direct import (
-    NO_ROWS,
     Found,
     counted_profile,
-    new_counts,
     open_at_start,
     pass_workers,
     split_threads,
-    start_walk,
 )
 from traceview.analysis.profile import Profile
 from traceview.model import EventTable, Trace
@@ -81,25 +79,23 @@ class FirstLook:
     exits that take a thread's balance to a new lowest (its frames open when tracing began)."""
 
     def __init__(self) -> None:
-        self.counts = new_counts(0)
+        self.counts = walk.new_counts(0)
         self.lows: list[I64] = []
         self._room = np.zeros((0, 2), dtype=np.int64)
         self._behind = Behind(1)
 
     def __call__(self, offset: int, ev: EventTable) -> bool:
         """Count the chunk of records `offset`...; always goes on."""
-        from traceview.analysis.kernels import pairing
-
         self._keep(self._behind.wait())
         if not len(ev):
             return True
         rows = int(ev.thread.max()) + 1
         if rows > len(self.counts):
-            self.counts = np.concatenate([self.counts, new_counts(rows - len(self.counts))])
+            self.counts = np.concatenate([self.counts, walk.new_counts(rows - len(self.counts))])
         if len(self._room) < len(ev):
             self._room = np.zeros((len(ev), 2), dtype=np.int64)
         events, counts, room = (ev.thread, ev.action, ev.method), self.counts, self._room
-        self._behind.start([lambda: pairing.count_more(events, offset, counts, room)])
+        self._behind.start([lambda: walk.count_more(events, offset, counts, room)])
         return True
 
     def _keep(self, found: list[object]) -> None:
@@ -113,7 +109,7 @@ class FirstLook:
         tracing began with their offsets (`direct.open_at_start`)."""
         self._keep(self._behind.wait())
         self._behind.close()
-        counts = np.concatenate([self.counts, new_counts(n_threads - len(self.counts))])
+        counts = np.concatenate([self.counts, walk.new_counts(n_threads - len(self.counts))])
         lows = np.concatenate(self.lows) if self.lows else np.zeros((0, 2), dtype=np.int64)
         return counts, open_at_start(lows, counts)
 
@@ -125,13 +121,11 @@ class Pass:
     def __init__(
         self, counts: I64, synth: tuple[I64, I64], n_methods: int, workers: int | None = None
     ) -> None:
-        from traceview.analysis.kernels import direct as kernels
-
         self.counts, self.n_methods = counts, n_methods
         n = stream_workers(workers)
         groups = split_threads(counts[:, 0], n)
-        self.walks = [start_walk(counts, m, synth, n_methods) for m in groups]
-        self.tables = [kernels.first_table() for _ in groups]
+        self.walks = [walk.start_walk(counts, m, synth, n_methods) for m in groups]
+        self.tables = [walk.first_table() for _ in groups]
         self.seconds = [0.0] * len(groups)
         self._behind = Behind(len(groups))
         self.group_of = np.full(len(counts), -1, dtype=np.int64)  # each thread's worker
@@ -140,21 +134,18 @@ class Pass:
 
     def __call__(self, offset: int, ev: EventTable) -> bool:
         """Count the chunk of records `offset`... on every worker; always goes on."""
-        from traceview.analysis.kernels import direct as kernels
-
         times = [*(ev.time(c) for c in ev.clocks), _NONE, _NONE]  # the clocks kept
-        columns = kernels.Clocks(times[0], times[1], len(ev.clocks))
+        columns = walk.Clocks(times[0], times[1], len(ev.clocks))
         events = (ev.thread, ev.action, ev.method)
         n = len(self.walks)
         # each worker visits its own records only (none reads past the others')
-        rows, at = kernels.split(ev.thread, self.group_of, n) if n > 1 else (NO_ROWS, [0, 0])
+        rows, at = walk.split(ev.thread, self.group_of, n) if n > 1 else (walk.NO_ROWS, [0, 0])
 
         def count(i: int) -> None:
             began = time.perf_counter()
-            walk, table = self.walks[i], self.tables[i]
             visit = (rows[at[i] : at[i + 1]], n == 1)
-            self.tables[i] = kernels.feed(
-                events, columns, offset, walk, table, self.n_methods, visit
+            self.tables[i] = walk.feed(
+                events, columns, offset, self.walks[i], self.tables[i], self.n_methods, visit
             )
             self.seconds[i] += time.perf_counter() - began
 
@@ -165,12 +156,10 @@ class Pass:
         """The profile of `trace` (the second read's tables, its clocks those kept) from what
         the workers counted; None when a thread's exit named another method (its repair needs
         the records)."""
-        from traceview.analysis.kernels import direct as kernels
-
         self._behind.close()
         clocks = trace.clocks
         found: list[Found] = [
-            (*kernels.finish(w, t, len(clocks)), s)
+            (*walk.finish(w, t, len(clocks)), s)
             for w, t, s in zip(self.walks, self.tables, self.seconds, strict=True)
         ]
         if any(f[2][:, 1].any() for f in found):

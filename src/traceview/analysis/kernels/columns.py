@@ -74,7 +74,13 @@ class Cut(NamedTuple):
     range_times: I64
 
 
-__all__ = ["Calls", "Cut", "Events", "Times"]
+class Table(NamedTuple):
+    """The hash table of kernels/hashing.py: `slots` (row numbers, -1 empty), `keys` (a row's
+    key is its first two columns) and `sums`, for `len(keys)` rows."""
+
+    slots: Ints
+    keys: Ints
+    sums: I64
 
 
 class Clocks(NamedTuple):
@@ -126,3 +132,6 @@ class Walk(NamedTuple):
     threads: Threads
     stacks: Stacks
     cursor: I64
+
+
+__all__ = ["Calls", "Clocks", "Cut", "Events", "Stacks", "Table", "Threads", "Times", "Walk"]

@@ -1,7 +1,9 @@
 """Compiled (numba) whole-trace profile straight from the events, for `analysis/direct.py`
 (`traceview -r`, `stats`, `info`, `dmtracedump`): no call table, one pass over the records in
 file order, as dmtracedump itself reads them, fed the whole event columns at once or chunk by
-chunk as a reader decodes them (`start`, `feed`, `finish`: nothing is kept of a chunk).
+chunk as a reader decodes them (`count`, then `close`: nothing is kept of a chunk). They run as
+native code (kernels/native.py): they allocate nothing, `analysis/direct.py` makes the stacks
+and grows the edge table.
 
 Each thread keeps a stack of its open calls (method, recursion bit, the edge it counts into,
 its start on each clock). An enter finds its edge — (caller bin, callee bin) of the thread, a
@@ -24,8 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.kernels.columns import Clocks, Stacks, Threads, Walk
-from traceview.analysis.kernels.hashing import Table, grown, row_of
+from traceview.analysis.kernels.columns import Clocks, Table, Walk
+from traceview.analysis.kernels.hashing import row_of
 from traceview.analysis.kernels.jit import njit
 
 I32 = npt.NDArray[np.int32]
@@ -33,117 +35,32 @@ I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
 ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
-FIRST_EDGES = 1024
 
 
 @njit
-def start(
-    counts: I64,
-    mine: npt.NDArray[np.bool_],
-    synth: tuple[I64, I64],
-    n_methods: int,
-    dense: bool,
-    marks: I64,
-) -> Walk:
-    """A pass over the threads marked in `mine` (counts: `kernels.pairing.count` of every
-    record; synth: the methods of the frames open when tracing began and their offsets,
-    `direct.open_at_start`; `dense`: count each thread's open calls per method, else search
-    the stack; marks: the first and last record rows of those threads, sorted, then the
-    largest int64), before its first record."""
-    n_threads = len(counts)
-    slot_of = np.full(n_threads, -1, dtype=np.int64)
-    n_slots = 0
-    for t in range(n_threads):
-        if mine[t] and counts[t, 0] > 0:
-            slot_of[t] = n_slots
-            n_slots += 1
-    base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
-    cursor = np.zeros(6, dtype=np.int64)
-    for t in range(n_threads):
-        s = slot_of[t]
-        if s >= 0:
-            base[s + 1] = base[s] - counts[t, 2] + counts[t, 3]
-            cursor[4] += -counts[t, 2]
-    height = base[n_slots]
-    stacks = Stacks(
-        base,
-        np.zeros(n_slots, dtype=np.int64),
-        np.empty(height, dtype=np.int64),
-        np.empty(height, dtype=np.bool_),
-        np.empty(height, dtype=np.int64),
-        np.zeros(height, dtype=np.int64),
-        np.zeros(height, dtype=np.int64),
-        np.zeros(n_slots * n_methods if dense else 0, dtype=np.int32),
-    )
-    out = np.zeros((n_threads, 4), dtype=np.int64)  # calls, failed, open, unroll
-    ends = np.zeros((n_threads, 4), dtype=np.int64)
-    threads = Threads(counts, synth[0], synth[1], slot_of, out, ends, marks)
-    return Walk(threads, stacks, cursor)
-
-
-@njit
-def first_table() -> Table:
-    """An empty edge table: rows (key, thread) and sums (calls, time on each clock)."""
-    return Table(
-        np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
-        np.empty((FIRST_EDGES, 2), dtype=np.int64),
-        np.zeros((FIRST_EDGES, 3), dtype=np.int64),
-    )
-
-
-@njit
-def feed(
-    events: tuple[Ints, Ints, Ints],
-    clocks: Clocks,
-    offset: int,
-    walk: Walk,
-    table: Table,
-    n_methods: int,
-    visit: tuple[I32, bool],
-) -> Table:
-    """Count the next records (events: thread, action, method columns of records `offset`...
-    of the trace, `clocks` their times) into `table`; returns the table (grown when full).
-    `visit`: every record (True), else only the rows given, in order (`split`).
-
-    `_count` counts until the chunk ends or the table is full, then again with twice the
-    room: the table's arrays never change inside the loop over records (an array variable
-    assigned in a loop costs two atomic reference counts per iteration)."""
-    cursor = walk.cursor
-    cursor[1] = 0
-    end = len(events[0]) if visit[1] else len(visit[0])
-    while True:
-        _count(events, clocks, offset, walk, table, n_methods, visit)
-        if cursor[1] >= end and cursor[4] == 0:
-            return table
-        table = grown(table, cursor[0])
-
-
-@njit
-def split(thread: Ints, group_of: I64, n_groups: int) -> tuple[I32, I64]:
-    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none), each
-    group in file order, and where each group starts (then the end)."""
-    at = np.zeros(n_groups + 1, dtype=np.int64)
+def split(thread: Ints, group_of: I64, rows: I32, at: I64, fill: I64) -> None:
+    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none) into
+    `rows` (room for every row), each group in file order, and where each group starts (then
+    the end) into `at` (`n_groups + 1` zeros); `fill`: room for `n_groups`."""
+    n_groups = len(at) - 1
     for r in range(len(thread)):
         g = group_of[thread[r]]
         if g >= 0:
             at[g + 1] += 1
     for g in range(n_groups):
         at[g + 1] += at[g]
-    rows = np.empty(at[n_groups], dtype=np.int32)
-    fill = at[:n_groups].copy()
+        fill[g] = at[g]
     for r in range(len(thread)):
         g = group_of[thread[r]]
         if g >= 0:
             rows[fill[g]] = r
             fill[g] += 1
-    return rows, at
 
 
 @njit
-def finish(walk: Walk, table: Table, n_clocks: int) -> tuple[I64, I64, I64]:
-    """Close what is still open by each thread's last record; returns the edges' (key,
-    thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
-    at the end, exited by an unroll)`."""
+def close(walk: Walk, table: Table, n_clocks: int) -> None:
+    """Close what is still open by each thread's last record, into `table` and per thread
+    `walk.threads.out` (`(calls, failed, open at the end, exited by an unroll)`)."""
     out, ends, slot_of = walk.threads.out, walk.threads.ends, walk.threads.slot_of
     stacks = walk.stacks
     base, top, st_edge, st_t0, st_t1 = stacks.base, stacks.top, stacks.edge, stacks.t0, stacks.t1
@@ -161,12 +78,10 @@ def finish(walk: Walk, table: Table, n_clocks: int) -> tuple[I64, I64, I64]:
                 sums[edge, 2] += ends[t, 3] - st_t1[at]
             out[t, 0] += 1
             out[t, 2] += 1
-    k = walk.cursor[0]
-    return table.keys[:k].copy(), sums[:k].copy(), out
 
 
 @njit
-def _count(
+def count(
     events: tuple[Ints, Ints, Ints],
     clocks: Clocks,
     offset: int,
@@ -175,10 +90,13 @@ def _count(
     n_methods: int,
     visit: tuple[I32, bool],
 ) -> None:
-    """Count from `walk.cursor` on until the chunk ends or the table has no room for one
-    more edge (`feed`; `visit`: its records). The frames open when tracing began come first
-    (before the first record), then every record in file order; a thread's first record gives
-    its open-at-start frames their start."""
+    """Count the next records (events: thread, action, method columns of records `offset`...
+    of the trace, `clocks` their times) into `table` from `walk.cursor` on, until the chunk
+    ends or the table has no room for one more edge (the caller then grows it and calls again;
+    `cursor[1] >= ` the chunk's end and `cursor[4] == 0` once done). `visit`: every record
+    (True), else only the rows given, in order (`split`). The frames open when tracing began
+    come first (before the first record), then every record in file order; a thread's first
+    record gives its open-at-start frames their start."""
     thread, action, method = events
     times0, times1, n_clocks = clocks
     counts, synth_of, synth_at, slot_of, out, _, marks = walk.threads
@@ -299,4 +217,4 @@ def _ends(walk: Walk, clocks: Clocks, t: int, r: int, g: int) -> None:
             ends[t, 3] = times1[r]
 
 
-__all__ = ["Clocks", "feed", "finish", "first_table", "split", "start"]
+__all__ = ["close", "count", "split"]

@@ -11,26 +11,18 @@ hashing, only on the order keys arrive, so the kernels' results do not either.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.columns import Table
 from traceview.analysis.kernels.jit import njit
 
 Ints = npt.NDArray[Any]
 I64 = npt.NDArray[np.int64]
 
 MIX = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64 (Fibonacci hashing)
-
-
-class Table(NamedTuple):
-    """`slots` (row numbers, -1 empty), `keys` (a row's key is its first two columns) and
-    `sums`, for `len(keys)` rows."""
-
-    slots: Ints
-    keys: Ints
-    sums: I64
 
 
 @njit
@@ -76,5 +68,15 @@ def grown(table: Table, k: int) -> Table:
             more_keys[row, c] = keys[row, c]
         for c in range(sums.shape[1]):
             more_sums[row, c] = sums[row, c]
-        more_slots[slot(more_slots, more_keys, keys[row, 0], keys[row, 1])] = row
+    refill(more_slots, more_keys, k)
     return Table(more_slots, more_keys, more_sums)
+
+
+@njit
+def refill(slots: Ints, keys: Ints, k: int) -> None:
+    """Point empty `slots` (all -1) at the `k` rows of `keys`."""
+    for row in range(k):
+        slots[slot(slots, keys, keys[row, 0], keys[row, 1])] = row
+
+
+__all__ = ["Table", "grown", "refill", "row_of", "slot"]

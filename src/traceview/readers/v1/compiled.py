@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from traceview.analysis.kernels.native import Native
+
 if TYPE_CHECKING:
     from traceview.readers.v1.records import RecordDecoder
 
@@ -27,6 +29,8 @@ CORES = os.cpu_count() or 1
 _NONE = np.zeros(0, dtype=np.int64)  # no column: a clock whose state alone is carried
 _POOL: list[ThreadPoolExecutor] = []
 _LOCK = threading.Lock()
+_ids = Native("decode", "ids")  # run as native code: no numba to import (kernels/native.py)
+_times = Native("decode", "times")
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -40,8 +44,6 @@ def _pool() -> ThreadPoolExecutor:
 def decode_chunk(dec: RecordDecoder, rec: np.ndarray) -> bool:
     """Decode the structured records `rec` into `dec`'s next rows; False (nothing changed)
     when a record names a thread or method id `dec`'s tables do not know."""
-    from traceview.analysis.kernels import decode
-
     s, e = dec.row, dec.row + len(rec)
     empty = np.zeros(0, dtype=np.int32)
     mlut = dec.mlut if dec.mlut is not None else empty
@@ -56,13 +58,13 @@ def decode_chunk(dec: RecordDecoder, rec: np.ndarray) -> bool:
         state = (clock.last, clock.cmax, clock.first)
         saved.append((clock, tuple(a.copy() for a in state)))
         column = dec.times[name][s:e] if name in dec.times else _NONE
-        jobs.append(partial(decode.times, rec[f"t{i}"], rec["tid"], dec.tlut, state, column))
+        jobs.append(partial(_times, rec[f"t{i}"], rec["tid"], dec.tlut, state, column))
     together = len(rec) >= PARALLEL and CORES > 1
     pending: list[Future[tuple[int, int, int]]] = (
         [_pool().submit(job) for job in jobs] if together else []
     )
     out = (dec.thread[s:e], dec.method[s:e], dec.action[s:e])
-    done, bad = decode.ids(rec["tid"], rec["mid"], dec.tlut, methods, out)
+    done, bad = _ids(rec["tid"], rec["mid"], dec.tlut, methods, out)
     if together:
         found = [p.result() for p in pending]
     else:

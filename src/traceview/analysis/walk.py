@@ -1,0 +1,157 @@
+"""The direct profile's compiled pass (kernels/direct.py), driven: its stacks and edge table
+made and grown here with numpy, its loops run as native code (kernels/native.py), so a
+command that needs only a whole-trace profile never imports numba. Used by the whole trace's
+pass (analysis/direct.py) and by the streamed one (analysis/streamed.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from traceview.analysis.kernels.columns import Clocks, Stacks, Table, Threads, Walk
+from traceview.analysis.kernels.native import Native
+
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+Ints = npt.NDArray[Any]
+
+COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
+FIRST_EDGES = 1024
+NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
+_NO_LOWS = np.zeros((0, 2), dtype=np.int64)
+
+count_more = Native("pairing", "count_more")
+_count = Native("direct", "count")
+_close = Native("direct", "close")
+_split = Native("direct", "split")
+_refill = Native("hashing", "refill")
+
+__all__ = [
+    "COUNTS_LIMIT",
+    "NO_ROWS",
+    "Clocks",
+    "count_more",
+    "counts_of",
+    "feed",
+    "finish",
+    "first_table",
+    "new_counts",
+    "split",
+    "start_walk",
+]
+
+
+def new_counts(n_threads: int) -> I64:
+    """`kernels.pairing.count`'s rows before any record."""
+    counts = np.zeros((n_threads, 6), dtype=np.int64)
+    counts[:, 4:] = -1
+    return counts
+
+
+def counts_of(events: tuple[Ints, Ints, Ints], n_threads: int) -> I64:
+    """`kernels.pairing.count` of every record of `events` (thread, action, method)."""
+    counts = new_counts(n_threads)
+    count_more(events, 0, counts, _NO_LOWS)
+    return counts
+
+
+def start_walk(
+    counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int
+) -> Walk:
+    """A worker's pass over the threads marked in `mine` before their first record (counts:
+    `kernels.pairing.count` of every record; synth: the methods of the frames open when
+    tracing began and their offsets, `direct.open_at_start`). Each thread with records gets a
+    slot and room on the stacks for its deepest stack; with few enough threads x methods,
+    each thread counts its open calls per method (else its stack is searched)."""
+    ours = mine & (counts[:, 0] > 0)
+    n_slots = int(np.count_nonzero(ours))
+    slot_of = np.full(len(counts), -1, dtype=np.int64)
+    slot_of[ours] = np.arange(n_slots)
+    base = np.zeros(n_slots + 1, dtype=np.int64)  # each slot's part of the stacks
+    np.cumsum(counts[ours, 3] - counts[ours, 2], out=base[1:])
+    height = int(base[-1])
+    cursor = np.zeros(6, dtype=np.int64)  # see `Walk`
+    cursor[4] = -int(counts[ours, 2].sum())
+    dense = int(np.count_nonzero(mine)) * n_methods <= COUNTS_LIMIT
+    stacks = Stacks(
+        base,
+        np.zeros(n_slots, dtype=np.int64),
+        np.empty(height, dtype=np.int64),
+        np.empty(height, dtype=np.bool_),
+        np.empty(height, dtype=np.int64),
+        np.zeros(height, dtype=np.int64),
+        np.zeros(height, dtype=np.int64),
+        np.zeros(n_slots * n_methods if dense else 0, dtype=np.int32),
+    )
+    end = np.array([np.iinfo(np.int64).max], dtype=np.int64)
+    marks = np.sort(np.concatenate([counts[ours, 4], counts[ours, 5], end]))
+    out = np.zeros((len(counts), 4), dtype=np.int64)  # calls, failed, open, unroll
+    ends = np.zeros((len(counts), 4), dtype=np.int64)
+    threads = Threads(counts, synth[0], synth[1], slot_of, out, ends, marks)
+    return Walk(threads, stacks, cursor)
+
+
+def first_table() -> Table:
+    """An empty edge table: rows (key, thread) and sums (calls, time on each clock)."""
+    return Table(
+        np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
+        np.empty((FIRST_EDGES, 2), dtype=np.int64),
+        np.zeros((FIRST_EDGES, 3), dtype=np.int64),
+    )
+
+
+def feed(
+    events: tuple[Ints, Ints, Ints],
+    clocks: Clocks,
+    offset: int,
+    walk: Walk,
+    table: Table,
+    n_methods: int,
+    visit: tuple[I32, bool],
+) -> Table:
+    """Count the next records (events: thread, action, method columns of records `offset`...
+    of the trace, `clocks` their times) into `table`; returns the table (grown when full).
+    `visit`: every record (True), else only the rows given, in order (`split`)."""
+    cursor = walk.cursor
+    cursor[1] = 0
+    end = len(events[0]) if visit[1] else len(visit[0])
+    while True:
+        _count(events, clocks, offset, walk, table, n_methods, visit)
+        if cursor[1] >= end and cursor[4] == 0:
+            return table
+        table = _grown(table, int(cursor[0]))
+
+
+def _grown(table: Table, k: int) -> Table:
+    """`table` (holding `k` rows) with twice the room, its slots rebuilt."""
+    cap = 2 * len(table.keys)
+    more = Table(
+        np.full(2 * cap, -1, dtype=np.int64),
+        np.empty((cap, table.keys.shape[1]), dtype=np.int64),
+        np.zeros((cap, table.sums.shape[1]), dtype=np.int64),
+    )
+    more.keys[:k] = table.keys[:k]
+    more.sums[:k] = table.sums[:k]
+    _refill(more.slots, more.keys, k)
+    return more
+
+
+def finish(walk: Walk, table: Table, n_clocks: int) -> tuple[I64, I64, I64]:
+    """Close what is still open by each thread's last record; returns the edges' (key,
+    thread) rows and sums (calls, time on each clock), and per thread `(calls, failed, open
+    at the end, exited by an unroll)`."""
+    _close(walk, table, n_clocks)
+    k = int(walk.cursor[0])
+    return table.keys[:k].copy(), table.sums[:k].copy(), walk.threads.out
+
+
+def split(thread: Ints, group_of: I64, n_groups: int) -> tuple[I32, I64]:
+    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none), each
+    group in file order, and where each group starts (then the end)."""
+    rows = np.empty(len(thread), dtype=np.int32)
+    at = np.zeros(n_groups + 1, dtype=np.int64)
+    _split(thread, group_of, rows, at, np.zeros(n_groups, dtype=np.int64))
+    return rows[: at[-1]], at

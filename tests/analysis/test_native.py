@@ -1,0 +1,115 @@
+"""Kernels run from their cached machine code without numba (analysis/kernels/native.py): the
+same results as numba's dispatcher gives for the same arguments (strided, 2-D, tuples, named
+tuples, bools); a kernel that allocates or returns arrays is refused when built; a second
+process loads the object without importing numba; no writable cache folder still runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from traceview.analysis.kernels.native import Native, NativeError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def records(n: int, seed: int) -> np.ndarray:
+    """V1 dual-clock records (14 bytes, fields unaligned) with a few unknown ids."""
+    rng = np.random.default_rng(seed)
+    rec = np.zeros(n, dtype=[("tid", "<u2"), ("mid", "<u4"), ("t0", "<u4"), ("t1", "<u4")])
+    rec["tid"] = rng.integers(1, 6, n)
+    rec["mid"] = (rng.integers(0, 40, n) << 2) | rng.integers(0, 4, n)
+    rec["t0"] = np.cumsum(rng.integers(0, 3000, n)) & 0xFFFFFFFF
+    rec["t1"] = np.cumsum(rng.integers(0, 2000, n)) & 0xFFFFFFFF
+    return rec
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_decoding_kernels_run_as_numba_runs_them(seed: int) -> None:
+    from traceview.analysis.kernels import decode
+
+    rec = records(5000, seed)
+    tlut = np.full(8, -1, dtype=np.int32)
+    tlut[1:5] = np.arange(4)  # thread id 5 unknown: both stop there
+    mlut = np.arange(40, dtype=np.int32)
+    keys, rows = np.array([3, 7], dtype=np.uint32), np.array([1, 2], dtype=np.int32)
+    for methods in ((mlut, 0, keys[:0], rows[:0]), (mlut[:0], 0, keys, rows)):
+        outs = []
+        for run in (decode.ids, Native("decode", "ids")):
+            out = (np.zeros(5000, np.uint8), np.zeros(5000, np.int32), np.zeros(5000, np.uint8))
+            outs.append((run(rec["tid"], rec["mid"], tlut, methods, out), out))
+        assert outs[0][0] == outs[1][0]
+        for a, b in zip(outs[0][1], outs[1][1], strict=True):
+            assert np.array_equal(a, b)
+    results = []
+    for run in (decode.times, Native("decode", "times")):
+        state = (np.full(4, -1, np.int64), np.zeros(4, np.int64), np.zeros(4, np.int64))
+        out = np.zeros(5000, dtype=np.int64)
+        results.append((run(rec["t0"], rec["tid"], tlut, state, out), state, out))
+    assert results[0][0] == results[1][0]
+    for a, b in zip((*results[0][1], results[0][2]), (*results[1][1], results[1][2]), strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_two_dimensional_arrays_and_results() -> None:
+    from traceview.analysis.kernels import pairing
+
+    rng = np.random.default_rng(4)
+    thread = rng.integers(0, 3, 2000).astype(np.int8)
+    action = rng.integers(0, 2, 2000).astype(np.int8)
+    method = rng.integers(0, 9, 2000).astype(np.int32)
+    found = []
+    for run in (pairing.count_more, Native("pairing", "count_more")):
+        out = np.zeros((3, 6), dtype=np.int64)
+        lows = np.zeros((50, 2), dtype=np.int64)
+        found.append((run((thread, action, method), 7, out, lows), out, lows))
+    assert found[0][0] == found[1][0] > 0
+    assert np.array_equal(found[0][1], found[1][1])
+    assert np.array_equal(found[0][2], found[1][2])
+
+
+def test_kernels_that_allocate_or_return_arrays_are_refused() -> None:
+    with pytest.raises(NativeError, match="returns"):
+        Native("pairing", "count")(np.zeros(3, np.int64), np.zeros(3, np.int64), 2)
+    with pytest.raises(NativeError, match="allocate"):
+        Native("tests.support.native_kernels", "allocating")(5)
+    assert Native("tests.support.native_kernels", "summing")(np.arange(5, dtype=np.int64)) == 10
+
+
+PROBE = """
+import sys
+import numpy as np
+from traceview.analysis.kernels.native import Native
+print(Native("tests.support.native_kernels", "summing")(np.arange(100, dtype=np.int64)))
+print("numba" in sys.modules)
+"""
+
+
+def probe(env: dict[str, str]) -> list[str]:
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_a_cached_object_runs_without_importing_numba(tmp_path: Path) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    assert probe(dict(env)) == ["4950", "True"]  # built: numba compiled it
+    assert len(list(tmp_path.glob("traceview/native/*.o"))) == 1
+    assert probe(dict(env)) == ["4950", "False"]  # loaded by llvmlite alone
+
+
+def test_no_writable_cache_folder_builds_in_the_process(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(blocker / "cache"))
+    env["NUMBA_CACHE_LOCATOR_CLASSES"] = "UserProvidedCacheLocator"
+    assert probe(dict(env)) == ["4950", "True"]
+    assert probe(dict(env)) == ["4950", "True"]  # nothing kept: built again
