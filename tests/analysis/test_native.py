@@ -85,16 +85,16 @@ PROBE = """
 import sys
 import numpy as np
 from traceview.analysis.kernels.native import Native
-print(Native("tests.support.native_kernels", "summing")(np.arange(100, dtype=np.int64)))
+for name in sys.argv[1:]:
+    print(Native("tests.support.native_kernels", name)(np.arange(100, dtype=np.int64)))
 print("numba" in sys.modules)
 """
 
 
-def probe(env: dict[str, str]) -> list[str]:
+def probe(env: dict[str, str], *kernels: str) -> list[str]:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, check=False
-    )
+    argv = [sys.executable, "-c", PROBE, *(kernels or ["summing"])]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
 
@@ -104,6 +104,15 @@ def test_a_cached_object_runs_without_importing_numba(tmp_path: Path) -> None:
     assert probe(dict(env)) == ["4950", "True"]  # built: numba compiled it
     assert len(list(tmp_path.glob("traceview/native/*.o"))) == 1
     assert probe(dict(env)) == ["4950", "False"]  # loaded by llvmlite alone
+
+
+def test_objects_built_by_different_processes_run_together(tmp_path: Path) -> None:
+    """Each object shows one symbol, named for its kernel and typing: the kernels two
+    processes built (each compiling its own copy of numba's helpers) load side by side."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    assert probe(dict(env), "summing") == ["4950", "True"]
+    assert probe(dict(env), "largest") == ["99", "True"]
+    assert probe(dict(env), "largest", "summing") == ["99", "4950", "False"]
 
 
 def test_no_writable_cache_folder_builds_in_the_process(tmp_path: Path) -> None:

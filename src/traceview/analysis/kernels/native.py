@@ -34,7 +34,6 @@ import json
 import os
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -58,14 +57,13 @@ class Native:
 
     def __init__(self, module: str, name: str) -> None:
         self.module, self.name = module, name
-        self._entries: dict[str, tuple[Callable[..., int], int, bool]] = {}
 
     def __call__(self, *args: Any) -> Any:
         leaves: list[int] = []
         key = _flatten(args, leaves)
-        entry = self._entries.get(key)
+        entry = _PROCESS.entries.get((self.module, self.name, key))
         if entry is None:
-            entry = self._entries[key] = _entry(self.module, self.name, key, args)
+            entry = _entry(self.module, self.name, key, args)
         fn, results, many = entry
         block = np.array([*leaves, *([0] * results)], dtype=np.int64)
         ret, exc = ctypes.c_int64(), ctypes.c_void_p()
@@ -102,10 +100,16 @@ def _flatten(x: Any, leaves: list[int]) -> str:
     raise TypeError(f"a native kernel takes arrays, ints and tuples, not {type(x).__name__}")
 
 
-def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Any:
-    """The callable, result count and tuple-ness of `module.name` typed `key`: loaded from the
-    cache, else built (and cached)."""
+Entry = tuple[Callable[..., int], int, bool]  # the function, its result count, a tuple?
+
+
+def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
+    """The entry of `module.name` typed `key`: loaded from the cache, else built (and
+    cached), once per process."""
     with _LOCK:
+        known = _PROCESS.entries.get((module, name, key))
+        if known is not None:
+            return known
         folder = _cache_dir()
         stamp = _stamp() if "." not in module else _digest(_stamp() + _source_of(module))
         path = folder / f"{module}.{name}-{_digest(key)}-{stamp}.o" if folder else None
@@ -114,27 +118,40 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Any:
         except OSError:
             data = b""
         if not data:
-            data = _build(module, name, args)
+            data = _build(module, name, key, args)
             if path:
                 _store(path, data)
         head, _, obj = data.partition(b"\n")
         meta = json.loads(head)
         address = _load(obj, meta["externals"], meta["symbol"])
         fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-        return fn(address), int(meta["results"]), bool(meta["tuple"])
+        entry = fn(address), int(meta["results"]), bool(meta["tuple"])
+        _PROCESS.entries[module, name, key] = entry
+        return entry
 
 
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
-_STAMP: list[str] = []
+class _Process:
+    """This process's machine-code state (no trace data): the stamp of what objects depend
+    on, llvmlite's engine and the objects its code lives in."""
+
+    def __init__(self) -> None:
+        self.stamp = ""
+        self.engine: Any = None
+        self.objects: list[Any] = []
+        self.entries: dict[tuple[str, str, str], Entry] = {}
+
+
+_PROCESS = _Process()
 
 
 def _stamp() -> str:
     """What a cached object depends on: the kernels' sources, numba's and llvmlite's
     installs, the host CPU."""
-    if not _STAMP:
+    if not _PROCESS.stamp:
         h = hashlib.sha1(usedforsecurity=False)
         for f in sorted(_HERE.glob("*.py")):
             h.update(f.name.encode() + f.read_bytes())
@@ -147,8 +164,8 @@ def _stamp() -> str:
         h.update(
             llvm.get_host_cpu_name().encode() + llvm.get_host_cpu_features().flatten().encode()
         )
-        _STAMP.append(h.hexdigest()[:16])
-    return _STAMP[0]
+        _PROCESS.stamp = h.hexdigest()[:16]
+    return _PROCESS.stamp
 
 
 def _source_of(module: str) -> str:
@@ -177,6 +194,8 @@ def _cache_dir() -> Path | None:
 
 def _store(path: Path, data: bytes) -> None:
     """Write `data` at `path` whole or not at all (another process may write it too)."""
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".native-")
     except OSError:
@@ -193,10 +212,6 @@ def _store(path: Path, data: bytes) -> None:
 # loading: llvmlite alone
 
 
-_ENGINE: list[Any] = []
-_KEEP: list[Any] = []  # objects the engine's code points into
-
-
 def _llvm() -> Any:
     return importlib.import_module("llvmlite.binding")
 
@@ -209,12 +224,12 @@ def _numba(module: str = "") -> Any:
 def _load(obj: bytes, externals: list[str], symbol: str) -> int:
     """Add the object to the process's engine and return the address of `symbol`."""
     llvm = _llvm()
-    if not _ENGINE:
+    if _PROCESS.engine is None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         machine = llvm.Target.from_default_triple().create_target_machine(jit=True)
-        _ENGINE.append(llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine))
-    engine = _ENGINE[0]
+        _PROCESS.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine = _PROCESS.engine
     libc = ctypes.CDLL(None)
     for name in externals:
         if name == _STUB:
@@ -223,7 +238,7 @@ def _load(obj: bytes, externals: list[str], symbol: str) -> int:
             address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
         llvm.add_symbol(name, address)
     ref = llvm.ObjectFileRef.from_data(obj)
-    _KEEP.append(ref)
+    _PROCESS.objects.append(ref)
     engine.add_object_file(ref)
     engine.finalize_object()
     address = int(engine.get_function_address(symbol))
@@ -244,7 +259,7 @@ _NO_RUNTIME = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_no_runtime)
 # building: numba, once per typing and machine
 
 
-def _build(module: str, name: str, args: tuple[Any, ...]) -> bytes:
+def _build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
     """The cache file of `module.name` for `args`' typing: a JSON line (the wrapper's symbol,
     its result count, whether a tuple, the C symbols it needs) then the object."""
     numba, types = _numba(), _numba(".core.types")
@@ -286,9 +301,18 @@ def _build(module: str, name: str, args: tuple[Any, ...]) -> bytes:
     library._ensure_finalized()
     llvm = _llvm()
     final = llvm.parse_assembly(str(library._final_module))
-    for fn in final.functions:
-        if fn.is_declaration and fn.name == "NRT_MemInfo_call_dtor":
-            fn.name = _STUB
+    entry, symbol = result.fndesc.llvm_func_name, f"traceview.{module}.{name}.{_digest(key)}"
+    for fn in final.functions:  # one symbol seen from outside, named for this typing alone
+        if fn.is_declaration:
+            if fn.name == "NRT_MemInfo_call_dtor":
+                fn.name = _STUB
+        elif fn.name == entry:
+            fn.name = symbol
+        else:
+            fn.linkage = "internal"
+    for var in final.global_variables:
+        if not var.is_declaration:
+            var.linkage = "internal"
     obj = library._codegen._tm.emit_object(final)
     externals = _undefined(obj)
     libc = ctypes.CDLL(None)
@@ -296,7 +320,7 @@ def _build(module: str, name: str, args: tuple[Any, ...]) -> bytes:
         if sym != _STUB and not hasattr(libc, sym):
             raise NativeError(f"{module}.{name} calls {sym}: not native (does it allocate?)")
     meta = {
-        "symbol": result.fndesc.llvm_func_name,
+        "symbol": symbol,
         "results": results,
         "tuple": many,
         "externals": externals,
