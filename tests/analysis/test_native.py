@@ -74,8 +74,11 @@ def test_two_dimensional_arrays_and_results() -> None:
 
 
 def test_kernels_that_allocate_or_return_arrays_are_refused() -> None:
+    from traceview.analysis.kernels.columns import Table
+
+    table = Table(np.full(4, -1), np.zeros((2, 2), np.int64), np.zeros((2, 3), np.int64))
     with pytest.raises(NativeError, match="returns"):
-        Native("pairing", "count")(np.zeros(3, np.int64), np.zeros(3, np.int64), 2)
+        Native("hashing", "grown")(table, 0)
     with pytest.raises(NativeError, match="allocate"):
         Native("tests.support.native_kernels", "allocating")(5)
     assert Native("tests.support.native_kernels", "summing")(np.arange(5, dtype=np.int64)) == 10

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis import walk
 from traceview.analysis.kernels.columns import Calls, Events
 from traceview.analysis.pairing import FORCED_EXIT as FORCED_EXIT  # the call flags
 from traceview.analysis.pairing import OPEN as OPEN
@@ -39,6 +40,7 @@ from traceview.analysis.pairing import SYNTH_ENTRY as SYNTH_ENTRY
 from traceview.analysis.pairing import UNROLL as UNROLL
 from traceview.analysis.pairing import Paired, pair_thread, repair_sequence
 from traceview.analysis.timecols import thread_dtype
+from traceview.analysis.workers import parallel_map
 from traceview.model import Diagnostic, Trace, method_dtype
 
 I64 = npt.NDArray[np.int64]
@@ -252,21 +254,21 @@ def build_calls(trace: Trace) -> CallTable:
     """Reconstruct every call of `trace` (see the module docstring for the policies).
 
     A compiled pass pairs every thread's records at once, in file order, straight into the
-    table's columns (kernels/pairing.py: each thread's rows and stack sized exactly by a first
-    pass, so no per-thread temporaries); a thread whose exit names another method than its
-    enter is paired again by `pair_records`, which repairs the sequence, and put in its place.
-    A small trace is paired by numpy alone (analysis/small.py: no numba to load).
+    table's columns (kernels/pairing.py, run as native code by analysis/walk.py on two workers
+    splitting the threads: each thread's rows and stack sized exactly by a first pass, so no
+    per-thread temporaries); a thread whose exit names another method than its enter is paired
+    again by `pair_records`, which repairs the sequence, and put in its place. A small trace is
+    paired by numpy alone (analysis/small.py).
     """
     from traceview.analysis import small
 
     if small.is_small(len(trace.events), len(trace.threads)):
         return small.numpy_calls(trace)
-    from traceview.analysis.kernels import pairing as _stack
-
     ev = trace.events
     n_threads = len(trace.threads)
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64
-    counts = _stack.count(ev.thread, ev.action, n_threads)
+    events = Events(ev.thread, ev.action, ev.method)
+    counts = walk.counts_of(events, n_threads)
     synth = -counts[:, 2]
     sizes = synth + counts[:, 1]  # calls per thread: its enters and the synthesised ones
     start = np.zeros(n_threads + 1, dtype=np.int64)
@@ -278,10 +280,19 @@ def build_calls(trace: Trace) -> CallTable:
     c = out.cols
     stack = np.empty(int(stack_at[-1]), dtype=c["parent"].dtype)
     columns = Calls._make(c[name] for name in Calls._fields)
-    events = Events(ev.thread, ev.action, ev.method)
-    failed, still_open, unroll = _stack.pair(events, counts, start, stack_at, stack, columns)
-    _stack.mark_recursive(columns, start, stack_at, failed, stack, len(trace.methods))
-    del stack, columns
+    n = walk.pass_workers(None)
+    groups = walk.split_threads(counts[:, 0], n)
+    layout = (start, stack_at, stack)
+    one = partial(walk.pair, events, counts, layout, columns, len(trace.methods))
+    passes = parallel_map(one, groups, n)
+    failed = np.zeros(n_threads, dtype=bool)
+    still_open = np.zeros(n_threads, dtype=np.int64)
+    unroll = np.zeros(n_threads, dtype=np.int64)
+    for mine, done in zip(groups, passes, strict=True):
+        failed |= done.skip & mine
+        still_open += done.still_open
+        unroll += done.unroll
+    del stack, columns, layout, one
     ok = ~failed
     stats = dict.fromkeys(REPAIRS, 0)
     stats.update(

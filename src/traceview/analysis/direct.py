@@ -12,7 +12,6 @@ is paired again by the numpy repair (`calls.pair_records`) and counted by `threa
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +31,7 @@ from traceview.analysis.calls import (
 from traceview.analysis.parts import ThreadPart, edge_parts, thread_stats
 from traceview.analysis.profile import Profile, merge_parts
 from traceview.analysis.small import by_thread, is_small
-from traceview.analysis.workers import default_workers, parallel_map
+from traceview.analysis.workers import parallel_map
 from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -80,8 +79,8 @@ def direct_profile(
         table = walk.feed(events, columns, 0, pass_, walk.first_table(), n_methods, EVERY)
         return (*walk.finish(pass_, table, len(clocks)), time.perf_counter() - began)
 
-    n = pass_workers(workers)
-    found = parallel_map(count, split_threads(counts[:, 0], n), n)
+    n = walk.pass_workers(workers)
+    found = parallel_map(count, walk.split_threads(counts[:, 0], n), n)
     present = counts[:, 0] > 0
     totals = {c: np.zeros(n_threads, dtype=np.int64) for c in clocks}
     busy = np.flatnonzero(present)  # each thread's last minus first time
@@ -117,14 +116,6 @@ def open_at_start(lows: I64, counts: I64) -> tuple[I64, I64]:
     return out, at
 
 
-def pass_workers(workers: int | None) -> int:
-    """The workers of the compiled pass: `workers`, else TRACEVIEW_WORKERS when set, else two
-    on a machine with two cores."""
-    if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
-        workers = min(2, os.cpu_count() or 1)
-    return default_workers() if workers is None else max(1, workers)
-
-
 def counted_profile(
     trace: Trace,
     clocks: tuple[str, ...],
@@ -156,20 +147,6 @@ def counted_profile(
     parts.sort(key=lambda p: p.thread)
     everyone = tuple(range(n_threads))
     return merge_parts(parts, trace, clocks, repair_diagnostics(repairs), threads=everyone)
-
-
-def split_threads(records: I64, n: int) -> list[npt.NDArray[np.bool_]]:
-    """The threads with records split into at most `n` groups of about equal records, as
-    masks over the thread rows (biggest first, each to the lightest group so far)."""
-    groups = [np.zeros(len(records), dtype=bool) for _ in range(n)]
-    load = [0] * n
-    for t in np.argsort(-records, kind="stable").tolist():
-        if records[t] == 0:
-            break
-        g = load.index(min(load))
-        groups[g][t] = True
-        load[g] += int(records[t])
-    return [g for g, size in zip(groups, load, strict=True) if size] or groups[:1]
 
 
 def _repaired(

@@ -27,8 +27,6 @@ from traceview.analysis.direct import (
     Found,
     counted_profile,
     open_at_start,
-    pass_workers,
-    split_threads,
 )
 from traceview.analysis.profile import Profile
 from traceview.model import EventTable, Trace
@@ -68,14 +66,14 @@ def stream_workers(workers: int | None) -> int:
     machine of two cores or fewer (the reader decodes each chunk's clocks on threads of its
     own meanwhile: a second worker only took turns with them, 0.80 s against 0.94 s wall and
     0.97 s against 1.14 s of CPU for a 10M-record dmtracedump, benchmarks/RESULTS.md), else
-    `pass_workers`' default."""
+    `walk.pass_workers`' default."""
     if workers is None and "TRACEVIEW_WORKERS" not in os.environ and (os.cpu_count() or 1) <= 2:
         return 1
-    return pass_workers(workers)
+    return walk.pass_workers(workers)
 
 
 class FirstLook:
-    """The first read's sink: each thread's counts (`kernels.pairing.count`'s rows) and the
+    """The first read's sink: each thread's counts (`walk.counts_of`' rows) and the
     exits that take a thread's balance to a new lowest (its frames open when tracing began)."""
 
     def __init__(self) -> None:
@@ -123,7 +121,7 @@ class Pass:
     ) -> None:
         self.counts, self.n_methods = counts, n_methods
         n = stream_workers(workers)
-        groups = split_threads(counts[:, 0], n)
+        groups = walk.split_threads(counts[:, 0], n)
         self.walks = [walk.start_walk(counts, m, synth, n_methods) for m in groups]
         self.tables = [walk.first_table() for _ in groups]
         self.seconds = [0.0] * len(groups)

@@ -1,18 +1,31 @@
-"""The direct profile's compiled pass (kernels/direct.py), driven: its stacks and edge table
-made and grown here with numpy, its loops run as native code (kernels/native.py), so a
-command that needs only a whole-trace profile never imports numba. Used by the whole trace's
-pass (analysis/direct.py) and by the streamed one (analysis/streamed.py).
+"""The compiled passes over a trace's records, driven: the direct profile's (kernels/direct.py;
+for analysis/direct.py and analysis/streamed.py) and the call table's pairing
+(kernels/pairing.py; for calls.build_calls). Their stacks, tables and per-thread state are
+made here with numpy and their loops run as native code (kernels/native.py), so counting a
+profile or building a call table never imports numba. Each pass may be split between workers
+by threads (`split_threads`), each reading every record and keeping its own threads.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.kernels.columns import Clocks, Stacks, Table, Threads, Walk
+from traceview.analysis.kernels.columns import (
+    Calls,
+    Clocks,
+    Events,
+    Pairing,
+    Stacks,
+    Table,
+    Threads,
+    Walk,
+)
 from traceview.analysis.kernels.native import Native
+from traceview.analysis.workers import default_workers
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -28,6 +41,8 @@ _count = Native("direct", "count")
 _close = Native("direct", "close")
 _split = Native("direct", "split")
 _refill = Native("hashing", "refill")
+_pair = Native("pairing", "pair")
+_mark_recursive = Native("pairing", "mark_recursive")
 
 __all__ = [
     "COUNTS_LIMIT",
@@ -39,20 +54,67 @@ __all__ = [
     "finish",
     "first_table",
     "new_counts",
+    "pair",
+    "pass_workers",
     "split",
+    "split_threads",
     "start_walk",
 ]
 
 
+def pass_workers(workers: int | None) -> int:
+    """The workers of a compiled pass: `workers`, else TRACEVIEW_WORKERS when set, else two
+    on a machine with two cores."""
+    if workers is None and "TRACEVIEW_WORKERS" not in os.environ:
+        workers = min(2, os.cpu_count() or 1)
+    return default_workers() if workers is None else max(1, workers)
+
+
+def split_threads(records: I64, n: int) -> list[npt.NDArray[np.bool_]]:
+    """The threads with records split into at most `n` groups of about equal records, as
+    masks over the thread rows (biggest first, each to the lightest group so far)."""
+    groups = [np.zeros(len(records), dtype=bool) for _ in range(n)]
+    load = [0] * n
+    for t in np.argsort(-records, kind="stable").tolist():
+        if records[t] == 0:
+            break
+        g = load.index(min(load))
+        groups[g][t] = True
+        load[g] += int(records[t])
+    return [g for g, size in zip(groups, load, strict=True) if size] or groups[:1]
+
+
+def pair(
+    events: Events,
+    counts: I64,
+    rows: tuple[I64, I64, Ints],
+    calls: Calls,
+    n_methods: int,
+    mine: npt.NDArray[np.bool_],
+) -> Pairing:
+    """Pair the records of the threads in `mine` into their rows of `calls` and flag their
+    recursive calls (`kernels.pairing.pair`, `mark_recursive`); `rows`: each thread's first
+    row, where its part of the stack starts, and the stack. Returns the pass's state, whose
+    `skip & mine` are the threads whose exit named another method (left to the repair)."""
+    start, stack_at, stack = rows
+    n = len(counts)
+    state = Pairing(~mine, *(np.zeros(n, dtype=np.int64) for _ in range(4)))
+    _pair(events, counts, start, stack_at, stack, calls, state)
+    _mark_recursive(calls, start, stack_at, state.skip, stack, np.zeros(n_methods, np.int32))
+    return state
+
+
 def new_counts(n_threads: int) -> I64:
-    """`kernels.pairing.count`'s rows before any record."""
+    """`counts_of`' rows before any record."""
     counts = np.zeros((n_threads, 6), dtype=np.int64)
     counts[:, 4:] = -1
     return counts
 
 
 def counts_of(events: tuple[Ints, Ints, Ints], n_threads: int) -> I64:
-    """`kernels.pairing.count` of every record of `events` (thread, action, method)."""
+    """Per thread row, `(records, enters, lowest, highest, first, last)` of `events` (thread,
+    action, method): the lowest and highest running balance of enters over exits, the first
+    and last event row (-1 without records), as `kernels.pairing.count_more` counts them."""
     counts = new_counts(n_threads)
     count_more(events, 0, counts, _NO_LOWS)
     return counts
@@ -62,8 +124,8 @@ def start_walk(
     counts: I64, mine: npt.NDArray[np.bool_], synth: tuple[I64, I64], n_methods: int
 ) -> Walk:
     """A worker's pass over the threads marked in `mine` before their first record (counts:
-    `kernels.pairing.count` of every record; synth: the methods of the frames open when
-    tracing began and their offsets, `direct.open_at_start`). Each thread with records gets a
+    `counts_of` every record; synth: the methods of the frames open when tracing began and
+    their offsets, `direct.open_at_start`). Each thread with records gets a
     slot and room on the stacks for its deepest stack; with few enough threads x methods,
     each thread counts its open calls per method (else its stack is searched)."""
     ours = mine & (counts[:, 0] > 0)

@@ -74,6 +74,18 @@ class Cut(NamedTuple):
     range_times: I64
 
 
+class Pairing(NamedTuple):
+    """A pairing pass's state per thread row (`kernels.pairing.pair`): `skip` (threads not
+    this pass's, or whose exit named another method), the calls left open at the end, the
+    calls exited by an unroll, and the stack heights and rows used as it goes."""
+
+    skip: npt.NDArray[np.bool_]
+    still_open: I64
+    unroll: I64
+    top: I64
+    nxt: I64
+
+
 class Table(NamedTuple):
     """The hash table of kernels/hashing.py: `slots` (row numbers, -1 empty), `keys` (a row's
     key is its first two columns) and `sums`, for `len(keys)` rows."""
@@ -92,7 +104,7 @@ class Clocks(NamedTuple):
 
 
 class Threads(NamedTuple):
-    """What a pass knows of each thread row: `counts` (`kernels.pairing.count`), the
+    """What a pass knows of each thread row: `counts` (`walk.counts_of`), the
     methods of its frames open when tracing began (`direct.open_at_start` and their offsets), its
     slot (-1: not this worker's, or failed), its results (calls, failed, open, unroll) and
     `ends`: the times of its first record on each clock, then of its last (written as they
@@ -134,4 +146,15 @@ class Walk(NamedTuple):
     cursor: I64
 
 
-__all__ = ["Calls", "Clocks", "Cut", "Events", "Stacks", "Table", "Threads", "Times", "Walk"]
+__all__ = [
+    "Calls",
+    "Clocks",
+    "Cut",
+    "Events",
+    "Pairing",
+    "Stacks",
+    "Table",
+    "Threads",
+    "Times",
+    "Walk",
+]

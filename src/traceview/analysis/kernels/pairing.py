@@ -10,8 +10,10 @@ then each enter pushed at its row (rows in entry order: depth-first pre-order) a
 exit, which must name its method; what is left open at the end is closed by the thread's last
 record. A last pass over each thread's calls marks those with an ancestor of the same method as
 recursive. A thread whose exit names another method is marked failed and left to the numpy
-repair (`_pairing.repair_sequence`). `traceview -r`, `stats` and `info` keep the numpy pairing
-and never load numba.
+repair (`_pairing.repair_sequence`).
+
+These kernels allocate nothing: they run as native code (kernels/native.py, driven by
+analysis/walk.py), so building a call table never imports numba.
 """
 
 from __future__ import annotations
@@ -21,24 +23,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from traceview.analysis.kernels.columns import Calls, Events
+from traceview.analysis.kernels.columns import Calls, Events, Pairing
 from traceview.analysis.kernels.jit import njit
 from traceview.analysis.pairing import ENTER, OPEN, RECURSIVE, SYNTH_ENTRY, UNROLL, UNROLL_ACTION
 
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
-
-
-@njit
-def count(thread: Ints, action: Ints, n_threads: int) -> I64:
-    """Per thread row, one row of `(records, enters, lowest, highest, first, last)`: the
-    lowest and highest running balance of enters over exits, the first and last event row
-    (-1 without records)."""
-    out = np.zeros((n_threads, 6), dtype=np.int64)
-    out[:, 4] = -1
-    out[:, 5] = -1
-    count_more((thread, action, thread), 0, out, np.zeros((0, 2), dtype=np.int64))
-    return out
 
 
 @njit
@@ -72,22 +62,28 @@ def count_more(events: tuple[Ints, Ints, Ints], offset: int, out: I64, lows: I64
 
 @njit
 def pair(
-    events: Events, counts: I64, start: I64, stack_at: I64, stack: Ints, calls: Calls
-) -> tuple[npt.NDArray[np.bool_], I64, I64]:
-    """Pair every thread's records into its rows `[start[t], start[t + 1])` of the columns
-    `calls` (row references are the table's), with `stack[stack_at[t]:stack_at[t + 1]]` as
-    its stack; `counts` from `count`. Returns which threads failed (an exit naming another
-    method than its enter: their rows are left unfinished), and per thread the calls left open
-    at the end and the calls exited by an unroll record."""
+    events: Events,
+    counts: I64,
+    start: I64,
+    stack_at: I64,
+    stack: Ints,
+    calls: Calls,
+    state: Pairing,
+) -> None:
+    """Pair the records of the threads `state.skip` does not mark into their rows
+    `[start[t], start[t + 1])` of the columns `calls` (row references are the table's), with
+    `stack[stack_at[t]:stack_at[t + 1]]` as the stack; `counts` from `count_more`. A thread
+    whose exit names another method than its enter is marked in `skip` (its rows are left
+    unfinished); per thread, `state` counts the calls left open at the end and the calls
+    exited by an unroll record (`top`, `nxt`: zeros the pass works in). Passes over
+    different threads may run at once: each writes only its threads' rows and stack."""
     thread, action, method_of = events
     method, depth, parent, subtree_end, enter_event, exit_event, flags = calls
+    skip, still_open, unroll, top, nxt = state
     n_threads = len(start) - 1
-    failed = np.zeros(n_threads, dtype=np.bool_)
-    still_open = np.zeros(n_threads, dtype=np.int64)
-    unroll = np.zeros(n_threads, dtype=np.int64)
-    top = np.zeros(n_threads, dtype=np.int64)  # stack heights
-    nxt = np.zeros(n_threads, dtype=np.int64)  # rows used
     for t in range(n_threads):
+        if skip[t]:
+            continue
         s = -counts[t, 2]
         for d in range(s):  # frames open when tracing began: local row d at depth d
             row = start[t] + d
@@ -100,7 +96,7 @@ def pair(
         nxt[t] = s
     for r in range(len(thread)):
         t = thread[r]
-        if failed[t]:
+        if skip[t]:
             continue
         at = stack_at[t]
         if action[r] == ENTER:
@@ -118,7 +114,7 @@ def pair(
             call = stack[at + top[t]]
             if call - start[t] >= -counts[t, 2]:
                 if method_of[r] != method[call]:
-                    failed[t] = True
+                    skip[t] = True
                     continue
             else:
                 method[call] = method_of[r]
@@ -128,7 +124,7 @@ def pair(
                 flags[call] |= UNROLL
                 unroll[t] += 1
     for t in range(n_threads):
-        if failed[t]:
+        if skip[t]:
             continue
         while top[t] > 0:  # open at the end: closed by the thread's last record
             top[t] -= 1
@@ -137,19 +133,22 @@ def pair(
             subtree_end[call] = start[t + 1]
             flags[call] = OPEN
             still_open[t] += 1
-    return failed, still_open, unroll
 
 
 @njit
 def mark_recursive(
-    calls: Calls, start: I64, stack_at: I64, skip: npt.NDArray[np.bool_], stack: Ints, n: int
+    calls: Calls,
+    start: I64,
+    stack_at: I64,
+    skip: npt.NDArray[np.bool_],
+    stack: Ints,
+    on_stack: npt.NDArray[np.int32],
 ) -> None:
-    """Flag the calls with an ancestor of the same method (of `n` methods), thread by thread
-    (rows `[start[t], start[t + 1])`, but not the threads in `skip`): a walk in pre-order
-    keeping the open calls on the thread's part of `stack` and how many of each method are
-    open."""
+    """Flag the calls with an ancestor of the same method, thread by thread (rows
+    `[start[t], start[t + 1])`, but not the threads in `skip`): a walk in pre-order keeping
+    the open calls on the thread's part of `stack` and how many of each method are open
+    (`on_stack`: zeros, one per method)."""
     method, subtree_end, flags = calls.method, calls.subtree_end, calls.flags
-    on_stack = np.zeros(n, dtype=np.int32)
     for t in range(len(start) - 1):
         if skip[t]:
             continue
