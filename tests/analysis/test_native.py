@@ -109,6 +109,17 @@ def test_a_cached_object_runs_without_importing_numba(tmp_path: Path) -> None:
     assert probe(dict(env)) == ["4950", "False"]  # loaded by llvmlite alone
 
 
+def test_a_damaged_cache_file_is_built_again(tmp_path: Path) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    probe(dict(env))
+    (cached,) = tmp_path.glob("traceview/native/*.o")
+    data = bytearray(cached.read_bytes())
+    data[-20:] = bytes(20)  # the object's last bytes lost
+    cached.write_bytes(bytes(data))
+    assert probe(dict(env)) == ["4950", "True"]  # its checksum fails: built again
+    assert probe(dict(env)) == ["4950", "False"]
+
+
 def test_objects_built_by_different_processes_run_together(tmp_path: Path) -> None:
     """Each object shows one symbol, named for its kernel and typing: the kernels two
     processes built (each compiling its own copy of numba's helpers) load side by side."""

@@ -114,20 +114,29 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         stamp = _stamp() if "." not in module else _digest(_stamp() + _source_of(module))
         path = folder / f"{module}.{name}-{_digest(key)}-{stamp}.o" if folder else None
         try:
-            data = path.read_bytes() if path else b""
-        except OSError:
-            data = b""
-        if not data:
+            meta, obj = _parse(path.read_bytes() if path else b"")
+        except (OSError, ValueError):  # none yet, or damaged: built (again)
             data = _build(module, name, key, args)
             if path:
                 _store(path, data)
-        head, _, obj = data.partition(b"\n")
-        meta = json.loads(head)
+            meta, obj = _parse(data)
         address = _load(obj, meta["externals"], meta["symbol"])
         fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
         entry = fn(address), int(meta["results"]), bool(meta["tuple"])
         _PROCESS.entries[module, name, key] = entry
         return entry
+
+
+def _parse(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """A cache file's header and object; ValueError unless whole (its object's checksum)."""
+    head, _, obj = data.partition(b"\n")
+    meta = json.loads(head)  # (ValueError when damaged, or empty)
+    if (
+        not isinstance(meta, dict)
+        or meta.get("sha1") != hashlib.sha1(obj, usedforsecurity=False).hexdigest()
+    ):
+        raise ValueError("a damaged cache file")
+    return meta, obj
 
 
 def _digest(text: str) -> str:
@@ -320,6 +329,7 @@ def _build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
         if sym != _STUB and not hasattr(libc, sym):
             raise NativeError(f"{module}.{name} calls {sym}: not native (does it allocate?)")
     meta = {
+        "sha1": hashlib.sha1(bytes(obj), usedforsecurity=False).hexdigest(),
         "symbol": symbol,
         "results": results,
         "tuple": many,
