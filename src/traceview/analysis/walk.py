@@ -25,7 +25,7 @@ from traceview.analysis.kernels.columns import (
     Walk,
 )
 from traceview.analysis.kernels.native import Native
-from traceview.analysis.workers import default_workers
+from traceview.analysis.workers import default_workers, parallel_map
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -33,6 +33,7 @@ Ints = npt.NDArray[Any]
 
 COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
 FIRST_EDGES = 1024
+HALVES = 1 << 22  # records: counted as two halves at once past this many
 NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
 _NO_LOWS = np.zeros((0, 2), dtype=np.int64)
 
@@ -114,10 +115,36 @@ def new_counts(n_threads: int) -> I64:
 def counts_of(events: tuple[Ints, Ints, Ints], n_threads: int) -> I64:
     """Per thread row, `(records, enters, lowest, highest, first, last)` of `events` (thread,
     action, method): the lowest and highest running balance of enters over exits, the first
-    and last event row (-1 without records), as `kernels.pairing.count_more` counts them."""
+    and last event row (-1 without records), as `kernels.pairing.count_more` counts them.
+    Past `HALVES` records on two workers, the records' halves are counted at once and joined
+    (`joined`)."""
+    n = len(events[0])
+    if n < HALVES or pass_workers(None) < 2:
+        counts = new_counts(n_threads)
+        count_more(events, 0, counts, _NO_LOWS)
+        return counts
+    half = n // 2
+    parts = [tuple(c[:half] for c in events), tuple(c[half:] for c in events)]
+    found = parallel_map(lambda i: _counted(parts[i], i * half, n_threads), range(2), 2)
+    return joined(found[0], found[1])
+
+
+def _counted(events: tuple[Ints, ...], offset: int, n_threads: int) -> I64:
     counts = new_counts(n_threads)
-    count_more(events, 0, counts, _NO_LOWS)
+    count_more(events, offset, counts, _NO_LOWS)
     return counts
+
+
+def joined(first: I64, then: I64) -> I64:
+    """The counts of records counted as two runs in file order, `first` then `then`."""
+    out = first.copy()
+    balance = 2 * first[:, 1] - first[:, 0]  # enters minus exits of the first run
+    out[:, :2] += then[:, :2]
+    np.minimum(first[:, 2], balance + then[:, 2], out=out[:, 2])
+    np.maximum(first[:, 3], balance + then[:, 3], out=out[:, 3])
+    out[:, 4] = np.where(first[:, 0] > 0, first[:, 4], then[:, 4])
+    out[:, 5] = np.where(then[:, 0] > 0, then[:, 5], first[:, 5])
+    return out
 
 
 def start_walk(
