@@ -51,6 +51,11 @@ class NativeError(RuntimeError):
     """A kernel that cannot run as native code (it allocates, or calls outside libc)."""
 
 
+class _NotHere(NativeError):
+    """This platform's objects are not ones `_undefined` reads (not ELF64 little-endian):
+    its kernels run through numba's dispatcher instead."""
+
+
 class Native:
     """The kernel `name` of `traceview.analysis.kernels.<module>`, run from its cached
     machine code (the module docstring)."""
@@ -65,6 +70,8 @@ class Native:
         if entry is None:
             entry = _entry(self.module, self.name, key, args)
         fn, results, many = entry
+        if results < 0:  # (`_NotHere`: numba's dispatcher)
+            return fn(*args)
         block = np.array([*leaves, *([0] * results)], dtype=np.int64)
         ret, exc = ctypes.c_int64(), ctypes.c_void_p()
         status = fn(ctypes.addressof(ret), ctypes.addressof(exc), block.ctypes.data)
@@ -116,7 +123,11 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         try:
             meta, obj = _parse(path.read_bytes() if path else b"")
         except (OSError, ValueError):  # none yet, or damaged: built (again)
-            data = _build(module, name, key, args)
+            try:
+                data = _build(module, name, key, args)
+            except _NotHere:
+                _PROCESS.entries[module, name, key] = _kernel(module, name), -1, False
+                return _PROCESS.entries[module, name, key]
             if path:
                 _store(path, data)
             meta, obj = _parse(data)
@@ -272,8 +283,7 @@ def _build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
     """The cache file of `module.name` for `args`' typing: a JSON line (the wrapper's symbol,
     its result count, whether a tuple, the C symbols it needs) then the object."""
     numba, types = _numba(), _numba(".core.types")
-    where = module if "." in module else f"traceview.analysis.kernels.{module}"
-    kernel = getattr(importlib.import_module(where), name)
+    kernel = _kernel(module, name)
     typing = tuple(numba.typeof(a) for a in args)
     kernel.compile(typing)
     returns = kernel.overloads[typing].signature.return_type
@@ -336,6 +346,12 @@ def _build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
         "externals": externals,
     }
     return json.dumps(meta).encode() + b"\n" + bytes(obj)
+
+
+def _kernel(module: str, name: str) -> Any:
+    """The njit kernel itself (numba's dispatcher)."""
+    where = module if "." in module else f"traceview.analysis.kernels.{module}"
+    return getattr(importlib.import_module(where), name)
 
 
 def _scalars(t: Any) -> list[Any]:
@@ -401,7 +417,7 @@ def _viewer(array_type: Any) -> Any:
 def _undefined(obj: bytes) -> list[str]:
     """The symbols an ELF64 little-endian object uses but does not define."""
     if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-        raise NativeError("native kernels need ELF64 little-endian objects (Linux x86-64, arm64)")
+        raise _NotHere("native kernels need ELF64 little-endian objects (Linux x86-64, arm64)")
     (shoff,) = struct.unpack_from("<Q", obj, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
