@@ -41,3 +41,18 @@ def test_counts_of_a_large_trace_on_two_workers(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(walk, "HALVES", 100)
     monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
     assert np.array_equal(walk.counts_of(events, 5), whole)
+
+
+def test_the_call_table_keeps_the_records_its_pairing_counted() -> None:
+    """The viewer's session asks each thread's records once the call table is built: the
+    pairing's counts, not a second count over the thread column."""
+    from traceview.analysis.calls import build_calls, thread_sizes
+    from traceview.analysis.session import Session
+    from traceview.synth import generate
+
+    trace = generate(records=20_000, threads=5, seed=2)
+    expected = thread_sizes(trace.events.thread, len(trace.threads))
+    assert np.array_equal(build_calls(trace).thread_records, expected)
+    session = Session(trace)
+    session.release_records()
+    assert np.array_equal(session.thread_records, expected)

@@ -100,6 +100,7 @@ class CallTable:
     thread_ranges: I64
     diagnostics: list[Diagnostic] = field(default_factory=list)
     thread_events: I64 | None = None  # (first, last) event row per thread, -1 if none
+    thread_records: I64 | None = None  # records per thread row, when the pairing counted them
 
     def __len__(self) -> int:
         return len(self.method)
@@ -310,7 +311,7 @@ def build_calls(trace: Trace) -> CallTable:
         else:
             extra[t] = paired
     ranges = out.compact(start, count, extra)
-    table = out.table(trace, ranges, counts[:, 4:6].copy())
+    table = out.table(trace, ranges, counts[:, 4:6].copy(), counts[:, 0].copy())
     table.diagnostics.extend(repair_diagnostics(stats))
     return table
 
@@ -423,8 +424,9 @@ class _Columns:
                     _shift(name, col[dst : dst + k], dst - src)
         return np.stack([starts[:-1], starts[1:]], axis=1)
 
-    def table(self, trace: Trace, ranges: I64, spans: I64) -> CallTable:
-        """The filled rows (`ranges` from `compact`) as a CallTable."""
+    def table(self, trace: Trace, ranges: I64, spans: I64, records: I64 | None = None) -> CallTable:
+        """The filled rows (`ranges` from `compact`) as a CallTable (`spans`: each thread's
+        first and last event row; `records`: its records, when counted)."""
         size = int(ranges[-1, 1]) if len(ranges) else 0
         c = {name: col[:size] for name, col in self.cols.items()}
         return CallTable(
@@ -438,6 +440,7 @@ class _Columns:
             flags=c["flags"],
             thread_ranges=ranges,
             thread_events=spans,
+            thread_records=records,
         )
 
 

@@ -98,7 +98,11 @@ class Session:
 
     @cached_property
     def thread_records(self) -> I64:
-        """Records per thread row (counted on first use: the one-shot reports never ask)."""
+        """Records per thread row (counted on first use: the one-shot reports never ask; the
+        call table's pairing counted them when it is built)."""
+        counted = self._calls.thread_records if self._calls is not None else None
+        if counted is not None:
+            return counted
         return thread_sizes(self.trace.events.thread, len(self.trace.threads))
 
     @property
