@@ -87,15 +87,15 @@ def test_kernels_that_allocate_or_return_arrays_are_refused() -> None:
 def test_where_objects_are_not_elf_the_kernels_run_through_numba(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from traceview.analysis.kernels import native
+    from traceview.analysis.kernels import native, nativebuild
 
-    undefined = native._undefined
+    undefined = nativebuild.undefined
 
     def not_elf(obj: bytes) -> list[str]:
         return undefined(b"\xcf\xfa\xed\xfe" + obj[4:])  # a Mach-O header
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(native, "_undefined", not_elf)
+    monkeypatch.setattr(nativebuild, "undefined", not_elf)
     monkeypatch.setattr(native, "_PROCESS", native._Process())
     a = np.arange(100, dtype=np.int64)
     assert Native("tests.support.native_kernels", "summing")(a) == 4950

@@ -19,8 +19,8 @@ made and returns ints, a tuple of ints or nothing. Building an object (the first
 typing on a machine) imports numba and compiles; the object is then cached as numba caches
 (this module's `__pycache__`, else the user's cache folder; `NUMBA_CACHE_DIR` chooses
 another), keyed by the kernels' sources, numba's and llvmlite's installs and the host CPU.
-The build refuses an object that calls anything outside the C library
-(tests/analysis/test_native.py).
+The build (kernels/nativebuild.py) refuses an object that calls anything outside the C
+library (tests/analysis/test_native.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import importlib
 import importlib.util
 import json
 import os
-import struct
 import sys
 import threading
 from collections.abc import Callable
@@ -44,14 +43,14 @@ import numpy as np
 _HERE = Path(__file__).parent
 _LOCK = threading.RLock()
 _OK = (0, -2)  # numba's return codes: done, done returning None
-_STUB = "traceview_no_runtime"  # what the numba runtime's destructor call is renamed to
+STUB = "traceview_no_runtime"  # what the numba runtime's destructor call is renamed to
 
 
 class NativeError(RuntimeError):
     """A kernel that cannot run as native code (it allocates, or calls outside libc)."""
 
 
-class _NotHere(NativeError):
+class NotHere(NativeError):
     """This platform's objects are not ones `_undefined` reads (not ELF64 little-endian):
     its kernels run through numba's dispatcher instead."""
 
@@ -70,7 +69,7 @@ class Native:
         if entry is None:
             entry = _entry(self.module, self.name, key, args)
         fn, results, many = entry
-        if results < 0:  # (`_NotHere`: numba's dispatcher)
+        if results < 0:  # (`NotHere`: numba's dispatcher)
             return fn(*args)
         block = np.array([*leaves, *([0] * results)], dtype=np.int64)
         ret, exc = ctypes.c_int64(), ctypes.c_void_p()
@@ -118,16 +117,19 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         if known is not None:
             return known
         folder = _cache_dir()
-        stamp = _stamp() if "." not in module else _digest(_stamp() + _source_of(module))
-        path = folder / f"{module}.{name}-{_digest(key)}-{stamp}.o" if folder else None
+        stamp = _stamp() if "." not in module else digest(_stamp() + _source_of(module))
+        path = folder / f"{module}.{name}-{digest(key)}-{stamp}.o" if folder else None
         try:
             meta, obj = _parse(path.read_bytes() if path else b"")
         except (OSError, ValueError):  # none yet, or damaged: built (again)
+            from traceview.analysis.kernels import nativebuild
+
             try:
-                data = _build(module, name, key, args)
-            except _NotHere:
-                _PROCESS.entries[module, name, key] = _kernel(module, name), -1, False
-                return _PROCESS.entries[module, name, key]
+                data = nativebuild.build(module, name, key, args)
+            except NotHere:
+                kernel = nativebuild.kernel(module, name)
+                _PROCESS.entries[module, name, key] = kernel, -1, False
+                return kernel, -1, False
             if path:
                 _store(path, data)
             meta, obj = _parse(data)
@@ -150,7 +152,7 @@ def _parse(data: bytes) -> tuple[dict[str, Any], bytes]:
     return meta, obj
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
 
 
@@ -180,7 +182,7 @@ def _stamp() -> str:
             origin = spec.origin if spec and spec.origin else ""
             st = os.stat(origin) if origin else None
             h.update(f"{package}:{origin}:{st and (st.st_size, st.st_mtime_ns)}".encode())
-        llvm = _llvm()
+        llvm = llvm_binding()
         h.update(
             llvm.get_host_cpu_name().encode() + llvm.get_host_cpu_features().flatten().encode()
         )
@@ -232,18 +234,13 @@ def _store(path: Path, data: bytes) -> None:
 # loading: llvmlite alone
 
 
-def _llvm() -> Any:
+def llvm_binding() -> Any:
     return importlib.import_module("llvmlite.binding")
-
-
-def _numba(module: str = "") -> Any:
-    """numba, or one of its modules (untyped: only `_build` uses them)."""
-    return importlib.import_module(f"numba{module}")
 
 
 def _load(obj: bytes, externals: list[str], symbol: str) -> int:
     """Add the object to the process's engine and return the address of `symbol`."""
-    llvm = _llvm()
+    llvm = llvm_binding()
     if _PROCESS.engine is None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
@@ -252,7 +249,7 @@ def _load(obj: bytes, externals: list[str], symbol: str) -> int:
     engine = _PROCESS.engine
     libc = ctypes.CDLL(None)
     for name in externals:
-        if name == _STUB:
+        if name == STUB:
             address = ctypes.cast(_NO_RUNTIME, ctypes.c_void_p).value
         else:
             address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
@@ -274,164 +271,6 @@ def _no_runtime(_: int) -> None:
 
 
 _NO_RUNTIME = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_no_runtime)
-
-
-# building: numba, once per typing and machine
-
-
-def _build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
-    """The cache file of `module.name` for `args`' typing: a JSON line (the wrapper's symbol,
-    its result count, whether a tuple, the C symbols it needs) then the object."""
-    numba, types = _numba(), _numba(".core.types")
-    kernel = _kernel(module, name)
-    typing = tuple(numba.typeof(a) for a in args)
-    kernel.compile(typing)
-    returns = kernel.overloads[typing].signature.return_type
-    if returns == types.none:
-        results, many = 0, False
-    elif isinstance(returns, types.BaseTuple):
-        results, many = len(returns), True
-    else:
-        results, many = 1, False
-    if not all(isinstance(t, (types.Integer, types.Boolean)) for t in _scalars(returns)):
-        raise NativeError(f"{module}.{name} returns {returns}: a native kernel returns ints")
-    env: dict[str, Any] = {"K": kernel}
-    at = [0]
-    call = f"K({', '.join(_source(a, t, env, at) for a, t in zip(args, typing, strict=True))})"
-    n = at[0]
-    if not results:
-        body = f"    {call}"
-    elif not many:
-        body = f"    p[{n}] = {call}"
-    else:
-        body = f"    r = {call}\n" + "\n".join(f"    p[{n + i}] = r[{i}]" for i in range(results))
-    code = f"def wrapper(p):\n{body}\n"
-    exec(
-        compile(code, f"<native {module}.{name}>", "exec"), env
-    )  # (source made here, from the arguments' types)
-    wrapper = numba.njit(
-        types.void(types.CPointer(types.int64)),
-        no_cpython_wrapper=True,
-        no_cfunc_wrapper=True,
-        nogil=True,
-    )(env["wrapper"])
-    result = wrapper.overloads[(types.CPointer(types.int64),)]
-    library = result.library
-    library._ensure_finalized()
-    llvm = _llvm()
-    final = llvm.parse_assembly(str(library._final_module))
-    entry, symbol = result.fndesc.llvm_func_name, f"traceview.{module}.{name}.{_digest(key)}"
-    for fn in final.functions:  # one symbol seen from outside, named for this typing alone
-        if fn.is_declaration:
-            if fn.name == "NRT_MemInfo_call_dtor":
-                fn.name = _STUB
-        elif fn.name == entry:
-            fn.name = symbol
-        else:
-            fn.linkage = "internal"
-    for var in final.global_variables:
-        if not var.is_declaration:
-            var.linkage = "internal"
-    obj = library._codegen._tm.emit_object(final)
-    externals = _undefined(obj)
-    libc = ctypes.CDLL(None)
-    for sym in externals:
-        if sym != _STUB and not hasattr(libc, sym):
-            raise NativeError(f"{module}.{name} calls {sym}: not native (does it allocate?)")
-    meta = {
-        "sha1": hashlib.sha1(bytes(obj), usedforsecurity=False).hexdigest(),
-        "symbol": symbol,
-        "results": results,
-        "tuple": many,
-        "externals": externals,
-    }
-    return json.dumps(meta).encode() + b"\n" + bytes(obj)
-
-
-def _kernel(module: str, name: str) -> Any:
-    """The njit kernel itself (numba's dispatcher)."""
-    where = module if "." in module else f"traceview.analysis.kernels.{module}"
-    return getattr(importlib.import_module(where), name)
-
-
-def _scalars(t: Any) -> list[Any]:
-    types = _numba(".core.types")
-    if t == types.none:
-        return []
-    return list(t) if isinstance(t, types.BaseTuple) else [t]
-
-
-def _source(x: Any, t: Any, env: dict[str, Any], at: list[int]) -> str:
-    """The wrapper's expression rebuilding argument `x` (numba type `t`) from the block `p`,
-    its values from `p[at[0]]` on (as `_flatten` wrote them)."""
-    if isinstance(x, np.ndarray):
-        view = f"V{len(env)}"
-        env[view] = _viewer(t)
-        i, d = at[0], x.ndim
-        at[0] += 1 + 2 * d
-        shape = "".join(f"p[{i + 1 + k}], " for k in range(d))
-        strides = "".join(f"p[{i + 1 + d + k}], " for k in range(d))
-        return f"{view}(p[{i}], ({shape}), ({strides}))"
-    if isinstance(x, tuple):
-        inner = ", ".join(_source(v, vt, env, at) for v, vt in zip(x, t, strict=True))
-        if hasattr(x, "_fields"):
-            cls = f"T{len(env)}"
-            env[cls] = type(x)
-            return f"{cls}({inner})"
-        return f"({inner},)"
-    at[0] += 1
-    return f"(p[{at[0] - 1}] != 0)" if isinstance(x, (bool, np.bool_)) else f"p[{at[0] - 1}]"
-
-
-def _viewer(array_type: Any) -> Any:
-    """An njit intrinsic making an array of `array_type` (numba's) from an address, a shape
-    and strides (bytes), owning no memory (as `numba.carray` does, with any strides)."""
-    cgutils, types = _numba(".core.cgutils"), _numba(".core.types")
-    arrays = _numba(".np.arrayobj")
-    nd = array_type.ndim
-
-    def view(typingctx: Any, address: Any, shape: Any, strides: Any) -> Any:
-        sig = array_type(
-            types.int64, types.UniTuple(types.int64, nd), types.UniTuple(types.int64, nd)
-        )
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            ary = arrays.make_array(array_type)(context, builder)
-            item = context.get_data_type(array_type.dtype)
-            data = builder.inttoptr(args[0], item.as_pointer())
-            arrays.populate_array(
-                ary,
-                data=data,
-                shape=cgutils.unpack_tuple(builder, args[1], nd),
-                strides=cgutils.unpack_tuple(builder, args[2], nd),
-                itemsize=context.get_constant(types.intp, context.get_abi_sizeof(item)),
-                meminfo=None,
-            )
-            return ary._getvalue()
-
-        return sig, codegen
-
-    return _numba(".extending").intrinsic(view)
-
-
-def _undefined(obj: bytes) -> list[str]:
-    """The symbols an ELF64 little-endian object uses but does not define."""
-    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-        raise _NotHere("native kernels need ELF64 little-endian objects (Linux x86-64, arm64)")
-    (shoff,) = struct.unpack_from("<Q", obj, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
-    names: list[str] = []
-    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
-        if kind != 2:  # SHT_SYMTAB
-            continue
-        strtab = sections[link]
-        strings = obj[strtab[4] : strtab[4] + strtab[5]]
-        for at in range(offset, offset + size, entsize):
-            name, _, _, shndx = struct.unpack_from("<IBBH", obj, at)
-            if shndx == 0 and name:
-                names.append(strings[name : strings.index(b"\0", name)].decode())
-    return sorted(set(names))
 
 
 __all__ = ["Native", "NativeError"]
