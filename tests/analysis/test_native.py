@@ -102,6 +102,22 @@ def test_where_objects_are_not_elf_the_kernels_run_through_numba(
     assert not list(tmp_path.glob("traceview/native/*.o"))
 
 
+def test_off_linux_nothing_is_built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """macOS and Windows (no ELF objects): the kernels run through numba's dispatcher at
+    once, not after a build that each process would pay for again."""
+    from traceview.analysis.kernels import native, nativebuild
+
+    def no_build(*_: object) -> bytes:
+        raise AssertionError("built")
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(native, "_ELF64", False)
+    monkeypatch.setattr(nativebuild, "build", no_build)
+    monkeypatch.setattr(native, "_PROCESS", native._Process())
+    a = np.arange(100, dtype=np.int64)
+    assert Native("tests.support.native_kernels", "summing")(a) == 4950
+
+
 PROBE = """
 import sys
 import numpy as np

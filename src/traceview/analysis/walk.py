@@ -54,6 +54,7 @@ __all__ = [
     "feed",
     "finish",
     "first_table",
+    "joined",
     "new_counts",
     "pair",
     "pass_workers",
@@ -120,9 +121,7 @@ def counts_of(events: tuple[Ints, Ints, Ints], n_threads: int) -> I64:
     (`joined`)."""
     n = len(events[0])
     if n < HALVES or pass_workers(None) < 2:
-        counts = new_counts(n_threads)
-        count_more(events, 0, counts, _NO_LOWS)
-        return counts
+        return _counted(events, 0, n_threads)
     half = n // 2
     parts = [tuple(c[:half] for c in events), tuple(c[half:] for c in events)]
     found = parallel_map(lambda i: _counted(parts[i], i * half, n_threads), range(2), 2)
@@ -130,6 +129,7 @@ def counts_of(events: tuple[Ints, Ints, Ints], n_threads: int) -> I64:
 
 
 def _counted(events: tuple[Ints, ...], offset: int, n_threads: int) -> I64:
+    """The counts of records `offset`... (`events` their columns)."""
     counts = new_counts(n_threads)
     count_more(events, offset, counts, _NO_LOWS)
     return counts
@@ -152,9 +152,9 @@ def start_walk(
 ) -> Walk:
     """A worker's pass over the threads marked in `mine` before their first record (counts:
     `counts_of` every record; synth: the methods of the frames open when tracing began and
-    their offsets, `direct.open_at_start`). Each thread with records gets a
-    slot and room on the stacks for its deepest stack; with few enough threads x methods,
-    each thread counts its open calls per method (else its stack is searched)."""
+    their offsets, `direct.open_at_start`). Each thread with records gets a slot and room on
+    the stacks for its deepest stack; with few enough threads x methods, each thread counts
+    its open calls per method (else its stack is searched)."""
     ours = mine & (counts[:, 0] > 0)
     n_slots = int(np.count_nonzero(ours))
     slot_of = np.full(len(counts), -1, dtype=np.int64)

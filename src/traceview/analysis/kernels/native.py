@@ -43,6 +43,7 @@ import numpy as np
 _HERE = Path(__file__).parent
 _LOCK = threading.RLock()
 _OK = (0, -2)  # numba's return codes: done, done returning None
+_ELF64 = sys.platform.startswith("linux") and sys.byteorder == "little" and sys.maxsize > 2**32
 STUB = "traceview_no_runtime"  # what the numba runtime's destructor call is renamed to
 
 
@@ -51,8 +52,8 @@ class NativeError(RuntimeError):
 
 
 class NotHere(NativeError):
-    """This platform's objects are not ones `_undefined` reads (not ELF64 little-endian):
-    its kernels run through numba's dispatcher instead."""
+    """This platform's objects are not ones `nativebuild.undefined` reads (not ELF64
+    little-endian): its kernels run through numba's dispatcher instead."""
 
 
 class Native:
@@ -116,6 +117,8 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         known = _PROCESS.entries.get((module, name, key))
         if known is not None:
             return known
+        if not _ELF64:  # (macOS, Windows: no object here to load)
+            return _dispatched(module, name, key)
         folder = _cache_dir()
         stamp = _stamp() if "." not in module else digest(_stamp() + _source_of(module))
         path = folder / f"{module}.{name}-{digest(key)}-{stamp}.o" if folder else None
@@ -127,9 +130,7 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
             try:
                 data = nativebuild.build(module, name, key, args)
             except NotHere:
-                kernel = nativebuild.kernel(module, name)
-                _PROCESS.entries[module, name, key] = kernel, -1, False
-                return kernel, -1, False
+                return _dispatched(module, name, key)
             if path:
                 _store(path, data)
             meta, obj = _parse(data)
@@ -138,6 +139,15 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         entry = fn(address), int(meta["results"]), bool(meta["tuple"])
         _PROCESS.entries[module, name, key] = entry
         return entry
+
+
+def _dispatched(module: str, name: str, key: str) -> Entry:
+    """The entry running `module.name` through numba's dispatcher (`NotHere`)."""
+    from traceview.analysis.kernels import nativebuild
+
+    entry: Entry = nativebuild.kernel(module, name), -1, False
+    _PROCESS.entries[module, name, key] = entry
+    return entry
 
 
 def _parse(data: bytes) -> tuple[dict[str, Any], bytes]:
