@@ -8,6 +8,7 @@ returns 2, never a traceback; a closed pipe (`traceview stats x | head`) ends qu
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -36,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "serve": "run a trace service: upload traces, share a viewer page for each",
     "record": "record a trace of an app over adb, pull it, check it, summarise it",
 }
+
+ONE_SHOT = ("-r", "dmtracedump", "stats", "info")  # print, then leave at once
 
 USAGE = """usage: traceview TRACE                 open TRACE in the web viewer
        traceview -r TRACE              regression-only text dump (traceview's -r)
@@ -84,6 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         target, rest = args[0], args[1:]
     else:
         target, rest = "view", args
+    collecting = gc.isenabled()
+    if args[0] in ONE_SHOT:  # it frees its arrays by reference counts, then leaves at once:
+        gc.disable()  # the cyclic collector would only walk the imports' objects, again and again
+    try:
+        return _run(target, rest)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(target: str, rest: list[str]) -> int:
+    """Run the subcommand `target` on `rest`: every failure a user can cause is one line."""
     from traceview.cli.errors import one_line
 
     try:
@@ -110,9 +125,6 @@ def _quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-
-
-ONE_SHOT = ("-r", "dmtracedump", "stats", "info")  # print, then leave at once
 
 
 def run() -> None:
