@@ -215,7 +215,8 @@ def feed(
 
 
 def _grown(table: Table, k: int) -> Table:
-    """`table` (holding `k` rows) with twice the room, its slots rebuilt."""
+    """`table` (holding `k` rows) with twice the room, its slots rebuilt: `kernels.hashing.grown`
+    for a native pass, which may not allocate (the same rehash, `refill`)."""
     cap = 2 * len(table.keys)
     more = Table(
         np.full(2 * cap, -1, dtype=np.int64),

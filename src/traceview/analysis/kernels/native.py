@@ -120,7 +120,10 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         if not _ELF64:  # (macOS, Windows: no object here to load)
             return _dispatched(module, name, key)
         folder = _cache_dir()
-        stamp = _stamp() if "." not in module else digest(_stamp() + _source_of(module))
+        where = module_path(module)
+        stamp = _stamp()
+        if not where.startswith(f"{__package__}."):  # a kernel from elsewhere: its source too
+            stamp = digest(stamp + _source_of(where))
         path = folder / f"{module}.{name}-{digest(key)}-{stamp}.o" if folder else None
         try:
             meta, obj = _parse(path.read_bytes() if path else b"")
@@ -198,6 +201,11 @@ def _stamp() -> str:
         )
         _PROCESS.stamp = h.hexdigest()[:16]
     return _PROCESS.stamp
+
+
+def module_path(module: str) -> str:
+    """Kernel module `module`'s import path: one of this folder's, or a dotted path."""
+    return module if "." in module else f"{__package__}.{module}"
 
 
 def _source_of(module: str) -> str:

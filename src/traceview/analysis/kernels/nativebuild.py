@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from traceview.analysis.kernels.native import STUB, NativeError, NotHere, digest, llvm_binding
+from traceview.analysis.kernels.native import (
+    STUB,
+    NativeError,
+    NotHere,
+    digest,
+    llvm_binding,
+    module_path,
+)
 
 
 def _numba(module: str = "") -> Any:
@@ -94,8 +101,7 @@ def build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
 
 def kernel(module: str, name: str) -> Any:
     """The njit kernel itself (numba's dispatcher)."""
-    where = module if "." in module else f"traceview.analysis.kernels.{module}"
-    return getattr(importlib.import_module(where), name)
+    return getattr(importlib.import_module(module_path(module)), name)
 
 
 def _scalars(t: Any) -> list[Any]:
