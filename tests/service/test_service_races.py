@@ -29,7 +29,6 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 WRITE = {"X-Traceview": "1", "X-Filename": "r.trace"}
-WAIT = 300.0  # seconds: a hang guard only (a gate not reached fails on what the test reads)
 ROUNDS = 60
 
 
@@ -52,19 +51,48 @@ def serving(store: SqliteStore) -> Iterator[TestClient]:
         store.close()
 
 
-def in_thread(call: Callable[[], httpx.Response]) -> Callable[[], httpx.Response]:
-    """Start `call` in a thread; the returned function joins it and gives its response."""
-    out: list[Any] = []
-    thread = threading.Thread(target=lambda: out.append(call()))
-    thread.start()
+class InThread:
+    """`call` run in a thread of its own: `done` is set once it returned or raised, and
+    `response()` joins it and gives what it returned (or raises what it raised)."""
 
-    def join() -> httpx.Response:
-        thread.join(WAIT)
-        assert out, "the request did not finish"
-        response: httpx.Response = out[0]
+    def __init__(self, call: Callable[[], httpx.Response], then: Callable[[], object]) -> None:
+        self.done = threading.Event()
+        self._out: list[Any] = []
+
+        def run() -> None:
+            try:
+                self._out.append(call())
+            except BaseException as exc:  # handed to the test by `response`
+                self._out.append(exc)
+            finally:
+                self.done.set()
+                then()  # (e.g. let the others at a gate go: none waits for this one any more)
+
+        self._thread = threading.Thread(target=run)
+        self._thread.start()
+
+    def response(self) -> httpx.Response:
+        self._thread.join()
+        (out,) = self._out
+        if isinstance(out, BaseException):
+            raise out
+        response: httpx.Response = out
         return response
 
-    return join
+
+def in_thread(
+    call: Callable[[], httpx.Response], then: Callable[[], object] = lambda: None
+) -> InThread:
+    """Start `call` in a thread (`InThread`); `then` runs after it, whatever happened."""
+    return InThread(call, then)
+
+
+def reached(gate: threading.Event, request: InThread) -> bool:
+    """Wait until `gate` is set or `request` has ended without setting it (no time limit:
+    each side either gets there or finishes); whether the gate was reached."""
+    while not gate.is_set() and not request.done.is_set():
+        gate.wait(0.05)  # (polls both: a wait with no bound on either alone could hang)
+    return gate.is_set()
 
 
 def test_a_mapping_racing_a_delete_is_refused_and_not_kept(
@@ -76,8 +104,7 @@ def test_a_mapping_racing_a_delete_is_refused_and_not_kept(
     class GatedStore(SqliteStore):
         def set_mapping(self, trace_id: str, staged: Path) -> bool:
             arrived.set()  # the mapping is checked: the service is about to keep it
-            go.wait(WAIT)
-            assert go.is_set(), "the test never let the mapping go on"
+            go.wait()  # (the test sets it whatever happens)
             return super().set_mapping(trace_id, staged)
 
     store = GatedStore(tmp_path / "data")
@@ -85,11 +112,12 @@ def test_a_mapping_racing_a_delete_is_refused_and_not_kept(
         trace_id = client.post("/api/traces", content=data, headers=WRITE).json()["id"]
         url = f"/api/traces/{trace_id}"
         put = in_thread(lambda: client.put(url + "/mapping", content=mapping, headers=WRITE))
-        arrived.wait(WAIT)
-        assert arrived.is_set(), "the mapping never reached the store"
-        assert client.delete(url, headers=WRITE).status_code == 200  # lands first
-        go.set()
-        assert put().status_code == 404
+        try:
+            assert reached(arrived, put), "the mapping never reached the store"
+            assert client.delete(url, headers=WRITE).status_code == 200  # lands first
+        finally:
+            go.set()
+        assert put.response().status_code == 404
         assert not store.mapping_path(trace_id).exists()
         again = client.post("/api/traces", content=data, headers=WRITE)
         assert again.status_code == 201 and again.json()["stored"] is True
@@ -98,7 +126,7 @@ def test_a_mapping_racing_a_delete_is_refused_and_not_kept(
 
 def test_identical_uploads_at_once_store_once(tmp_path: Path, build: tuple[bytes, str]) -> None:
     data = build[0]
-    together = threading.Barrier(3, timeout=WAIT)
+    together = threading.Barrier(3)
 
     class GatedStore(SqliteStore):
         def add(self, staged: Path, record: TraceRecord) -> tuple[TraceRecord, bool]:
@@ -107,11 +135,13 @@ def test_identical_uploads_at_once_store_once(tmp_path: Path, build: tuple[bytes
 
     store = GatedStore(tmp_path / "data")
     with serving(store) as client:
-        posts = [
-            in_thread(lambda: client.post("/api/traces", content=data, headers=WRITE))
+        posts = [  # one that ends without reaching the gate breaks it for the others
+            in_thread(
+                lambda: client.post("/api/traces", content=data, headers=WRITE), together.abort
+            )
             for _ in range(3)
         ]
-        answers = sorted((r.status_code, r.json()["stored"]) for r in (p() for p in posts))
+        answers = sorted((r.status_code, r.json()["stored"]) for r in (p.response() for p in posts))
         assert answers == [(200, False), (200, False), (201, True)]
         assert len(client.get("/api/traces").json()["traces"]) == 1
         assert list(store.staging.iterdir()) == []
@@ -119,7 +149,7 @@ def test_identical_uploads_at_once_store_once(tmp_path: Path, build: tuple[bytes
 
 def at_once(*work: Callable[[], object]) -> None:
     """Run each of `work` in its own thread, all released together; wait for all."""
-    start = threading.Barrier(len(work), timeout=WAIT)
+    start = threading.Barrier(len(work))  # (each thread goes straight to it)
 
     def run(w: Callable[[], object]) -> None:
         start.wait()
@@ -129,7 +159,7 @@ def at_once(*work: Callable[[], object]) -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join(WAIT)
+        t.join()
 
 
 def test_store_changes_of_one_id_at_once_keep_row_file_and_mapping_together(
