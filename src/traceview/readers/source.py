@@ -123,7 +123,7 @@ class Source:
 
     def _fill_candidates(self, start: int, end: int, limit: int) -> list[tuple[int, int]]:
         """Regions `[lo, hi)` (lo on `start`'s word grid) that may hold a fill run."""
-        stride = max(8, limit // 256 // 8 * 8)
+        stride = max(8, limit // 16 // 8 * 8)  # (a 1 MiB run covers 15 samples in a row)
         need = max(1, limit // stride - 1)
         if end - start < limit:
             return []

@@ -18,7 +18,8 @@ import numpy as np
 
 from traceview.model import Diagnostic, Trace, TraceFormatError
 
-SAMPLE = 4 << 20  # the bytes looked at for a cause
+SAMPLE = 4 << 20  # the bytes read for a cause (a key part of up to a few MiB comes first)
+CAUSE_BYTES = 1 << 20  # the binary bytes counted: a text conversion changed all of them
 _NONSENSE = 0.5  # share of records on undeclared methods or threads that is "mostly"
 _MIN_RECORDS = 1000  # fewer records are too few to judge by their ids alone
 _INVENTED = 64  # undeclared ids used beyond this many (and beyond the declared methods)
@@ -126,6 +127,7 @@ def _nonsense(trace: Trace) -> str | None:
 
 def _cause(binary: bytes) -> tuple[str | None, int | None]:
     """A text conversion's fingerprint in binary bytes, and the offset of its first trace."""
+    binary = binary[:CAUSE_BYTES]
     if not binary:
         return None, None
     replaced = binary.count(_FFFD)
