@@ -142,3 +142,23 @@ def test_big_thread_ids_with_open_calls(tmp_path: Path, monkeypatch: pytest.Monk
     write(big, path, variant="regular")
     assert opened(path, False, monkeypatch)
     assert not opened(path, True, monkeypatch)
+
+
+def test_the_wall_unit_bug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dual-clock trace whose wall values are ms (the 2025 ART bug, found once the records
+    are read: readers/v1/tables.py scales them by 1000) gets the same wall numbers streamed:
+    they were 1000x too small."""
+    trace = generate(records=20_000, threads=5, seed=4, clock="dual", balanced=True)
+    ev = trace.events
+    assert ev.cpu is not None
+    ms = (ev.cpu // 1_000_000) * 1000  # ns holding whole ms of µs values: written as ms
+    from dataclasses import replace
+
+    buggy = replace(trace, events=replace(ev, wall=ms.astype(np.int64)))
+    path = tmp_path / "wall-ms.trace"
+    write(buggy, path, variant="regular")
+    for argv in (["-r"], ["dmtracedump", "--clock", "wall"]):
+        both([*argv, str(path)], capsys, monkeypatch)
+    assert opened(path, True, monkeypatch)

@@ -45,6 +45,7 @@ def open_streamed(
     `dmtracedump`: the report reproduces dmtracedump's handling of unbalanced stacks."""
     from traceview.readers import DEFAULT_MAX_SIZE
     from traceview.readers.stream import records
+    from traceview.readers.v1.tables import wall_scale
 
     if path == "-" or getattr(args, "process", None) is not None:
         return None
@@ -70,7 +71,7 @@ def open_streamed(
             return None
         sink = Pass(counts, synth, len(first.methods))
         trace = file.read(sink, clocks)
-    whole = sink.profile(trace)
+    whole = sink.profile(trace, {"wall": wall_scale(trace)})
     if whole is None:
         return None
     if dmtracedump and (sink.open_calls()[trace.threads.id >= THREAD_SLOTS] > 0).any():

@@ -24,6 +24,15 @@ from traceview.readers.summary import elapsed_ns
 from traceview.readers.v1.records import RecordDecoder
 
 
+WALL_BUG, WALL_BUG_SCALE = "wall-unit-bug", 1000  # wall values in ms: scaled to µs
+
+
+def wall_scale(trace: Trace) -> int:
+    """What the reader multiplied `trace`'s wall times by (1000 after the wall-unit bug,
+    else 1): a sink that counted the chunks' times as they came scales its wall sums so."""
+    return WALL_BUG_SCALE if any(d.code == WALL_BUG for d in trace.diagnostics) else 1
+
+
 def finish(
     dec: RecordDecoder,
     key: KeyText | None,
@@ -93,12 +102,12 @@ def finish(
             and wall_span >= 10
             and 100 * wall_span <= cpu_span <= 2000 * wall_span
         ):
-            times["wall"] *= 1000
+            times["wall"] *= WALL_BUG_SCALE  # (in a sink's read, the sink scales: wall_scale)
             if elapsed is not None:
-                elapsed *= 1000
+                elapsed *= WALL_BUG_SCALE
             diags.append(
                 Diagnostic(
-                    "wall-unit-bug",
+                    WALL_BUG,
                     f"wall time advances {cpu_span / max(wall_span, 1):.0f}x slower than thread "
                     "CPU time: the 2025 ART unit bug (wall values are ms); wall scaled by 1000",
                 )
