@@ -23,7 +23,6 @@ from traceview.readers.keytext import KeyText
 from traceview.readers.summary import elapsed_ns
 from traceview.readers.v1.records import RecordDecoder
 
-
 WALL_BUG, WALL_BUG_SCALE = "wall-unit-bug", 1000  # wall values in ms: scaled to µs
 
 
