@@ -35,7 +35,6 @@ from traceview.analysis.workers import parallel_map
 from traceview.model import Trace
 
 I64 = npt.NDArray[np.int64]
-EVERY = (walk.NO_ROWS, True)  # a pass visiting every record
 
 
 def direct_profile(
@@ -76,7 +75,7 @@ def direct_profile(
     def count(mine: npt.NDArray[np.bool_]) -> Found:
         began = time.perf_counter()
         pass_ = walk.start_walk(counts, mine, (synth_of, at), n_methods)
-        table = walk.feed(events, columns, 0, pass_, walk.first_table(), n_methods, EVERY)
+        table = walk.feed(events, columns, 0, pass_, walk.first_table(), n_methods)
         return (*walk.finish(pass_, table, len(clocks)), time.perf_counter() - began)
 
     n = walk.pass_workers(workers)

@@ -27,27 +27,23 @@ from traceview.analysis.kernels.columns import (
 from traceview.analysis.kernels.native import Native
 from traceview.analysis.workers import default_workers, parallel_map
 
-I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
 COUNTS_LIMIT = 1 << 24  # threads x methods open-call counters per worker; past it, searched
 FIRST_EDGES = 1024
 HALVES = 1 << 22  # records: counted as two halves at once past this many
-NO_ROWS = np.zeros(0, dtype=np.int32)  # a pass visiting every record
 _NO_LOWS = np.zeros((0, 2), dtype=np.int64)
 
 count_more = Native("pairing", "count_more")
 _count = Native("direct", "count")
 _close = Native("direct", "close")
-_split = Native("direct", "split")
 _refill = Native("hashing", "refill")
 _pair = Native("pairing", "pair")
 _mark_recursive = Native("pairing", "mark_recursive")
 
 __all__ = [
     "COUNTS_LIMIT",
-    "NO_ROWS",
     "Clocks",
     "count_more",
     "counts_of",
@@ -58,7 +54,6 @@ __all__ = [
     "new_counts",
     "pair",
     "pass_workers",
-    "split",
     "split_threads",
     "start_walk",
 ]
@@ -199,16 +194,14 @@ def feed(
     walk: Walk,
     table: Table,
     n_methods: int,
-    visit: tuple[I32, bool],
 ) -> Table:
     """Count the next records (events: thread, action, method columns of records `offset`...
-    of the trace, `clocks` their times) into `table`; returns the table (grown when full).
-    `visit`: every record (True), else only the rows given, in order (`split`)."""
+    of the trace, `clocks` their times) into `table`; returns the table (grown when full)."""
     cursor = walk.cursor
     cursor[1] = 0
-    end = len(events[0]) if visit[1] else len(visit[0])
+    end = len(events[0])
     while True:
-        _count(events, clocks, offset, walk, table, n_methods, visit)
+        _count(events, clocks, offset, walk, table, n_methods)
         if cursor[1] >= end and cursor[4] == 0:
             return table
         table = _grown(table, int(cursor[0]))
@@ -236,12 +229,3 @@ def finish(walk: Walk, table: Table, n_clocks: int) -> tuple[I64, I64, I64]:
     _close(walk, table, n_clocks)
     k = int(walk.cursor[0])
     return table.keys[:k].copy(), table.sums[:k].copy(), walk.threads.out
-
-
-def split(thread: Ints, group_of: I64, n_groups: int) -> tuple[I32, I64]:
-    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none), each
-    group in file order, and where each group starts (then the end)."""
-    rows = np.empty(len(thread), dtype=np.int32)
-    at = np.zeros(n_groups + 1, dtype=np.int64)
-    _split(thread, group_of, rows, at, np.zeros(n_groups, dtype=np.int64))
-    return rows[: at[-1]], at

@@ -30,31 +30,10 @@ from traceview.analysis.kernels.columns import Clocks, Table, Walk
 from traceview.analysis.kernels.hashing import row_of
 from traceview.analysis.kernels.jit import njit
 
-I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
 
 ENTER, UNROLL_ACTION = 0, 2  # analysis/pairing.py
-
-
-@njit
-def split(thread: Ints, group_of: I64, rows: I32, at: I64, fill: I64) -> None:
-    """A chunk's rows grouped by the worker of their thread (`group_of`, -1: none) into
-    `rows` (room for every row), each group in file order, and where each group starts (then
-    the end) into `at` (`n_groups + 1` zeros); `fill`: room for `n_groups`."""
-    n_groups = len(at) - 1
-    for r in range(len(thread)):
-        g = group_of[thread[r]]
-        if g >= 0:
-            at[g + 1] += 1
-    for g in range(n_groups):
-        at[g + 1] += at[g]
-        fill[g] = at[g]
-    for r in range(len(thread)):
-        g = group_of[thread[r]]
-        if g >= 0:
-            rows[fill[g]] = r
-            fill[g] += 1
 
 
 @njit
@@ -88,15 +67,14 @@ def count(
     walk: Walk,
     table: Table,
     n_methods: int,
-    visit: tuple[I32, bool],
 ) -> None:
     """Count the next records (events: thread, action, method columns of records `offset`...
     of the trace, `clocks` their times) into `table` from `walk.cursor` on, until the chunk
     ends or the table has no room for one more edge (the caller then grows it and calls again;
-    `cursor[1] >= ` the chunk's end and `cursor[4] == 0` once done). `visit`: every record
-    (True), else only the rows given, in order (`split`). The frames open when tracing began
-    come first (before the first record), then every record in file order; a thread's first
-    record gives its open-at-start frames their start."""
+    `cursor[1] >= ` the chunk's end and `cursor[4] == 0` once done). The frames open when
+    tracing began come first (before the first record), then every record in file order (the
+    other workers' threads passed over); a thread's first record gives its open-at-start
+    frames their start."""
     thread, action, method = events
     times0, times1, n_clocks = clocks
     counts, synth_of, synth_at, slot_of, out, _, marks = walk.threads
@@ -106,8 +84,7 @@ def count(
     width = 2 * n_methods
     dense = len(on_stack) > 0
     k, p, t, d, n_synth = cursor[0], cursor[1] - 1, cursor[2], cursor[3], cursor[4]
-    rows, every = visit
-    end = len(thread) if every else len(rows)
+    end = len(thread)
     r = -1
     mark = cursor[5]
     upcoming = marks[mark]  # the next first or last record of a thread of this worker
@@ -122,7 +99,7 @@ def count(
             p += 1
             if p >= end:
                 break
-            r = p if every else rows[p]
+            r = p
             t = thread[r]
             if slot_of[t] < 0:
                 continue
@@ -217,4 +194,4 @@ def _ends(walk: Walk, clocks: Clocks, t: int, r: int, g: int) -> None:
             ends[t, 3] = times1[r]
 
 
-__all__ = ["close", "count", "split"]
+__all__ = ["close", "count"]
