@@ -2,8 +2,10 @@
 readers/stream.py: two reads, no records kept) equals `direct_profile` of the file read whole:
 every per-method, per-thread and edge array and the diagnostics, with chunks of a few records
 or of thousands, one worker or two, on generated traces with frames open when tracing began,
-wrapped clocks, many threads and more edges than the first table holds; the trace returned has
-the whole read's tables and diagnostics and no records."""
+wrapped clocks, time going backwards, many threads and more edges than the first table holds;
+the trace returned has the whole read's tables and diagnostics and no records. Each runs with
+the reader's first records decoded by numpy (its statistical sample) and with every chunk
+decoded by the compiled pass."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 
 import traceview
 import traceview.readers.source as source
+import traceview.readers.v1.clocks as v1_clocks
 import traceview.readers.v1.records as decoder
 from support.engine_checks import traces
 from traceview.analysis.direct import direct_profile
@@ -83,6 +86,15 @@ def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
     return int(request.param)
 
 
+@pytest.fixture(autouse=True, params=["sample", "compiled"])
+def decoding(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The reader's statistical sample decoded by numpy first (these traces are all sample),
+    or every chunk by the compiled pass."""
+    if request.param == "compiled":
+        monkeypatch.setattr(v1_clocks, "_SAMPLE", 0)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_generated(chunk: int, workers: int, tmp_path: Path) -> None:
     for seed, clock in ((1, "dual"), (2, "wall"), (3, "thread-cpu")):
@@ -93,6 +105,22 @@ def test_generated(chunk: int, workers: int, tmp_path: Path) -> None:
 def test_wrapped_clocks(chunk: int, tmp_path: Path) -> None:
     trace = generate(records=20_000, threads=4, seed=8, duration_us=3 * 2**32, order="chunks")
     check(written(trace, tmp_path))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_time_going_backwards(chunk: int, workers: int, tmp_path: Path) -> None:
+    """Times earlier than their thread's previous record, on both clocks: clamped, and
+    counted, as the whole read does."""
+    trace = generate(records=30_000, threads=5, seed=9, clock="dual")
+    ev = trace.events
+    rng = np.random.default_rng(9)
+    for col in (ev.cpu, ev.wall):
+        assert col is not None
+        at = rng.choice(len(ev), 300, replace=False)
+        col[at] = np.maximum(col[at] - 40_000, 0)  # 40 µs back
+    path = written(trace, tmp_path)
+    assert "time-backwards" in {d.code for d in traceview.load(path).diagnostics}
+    check(path, workers)
 
 
 def test_many_threads_and_edges(chunk: int, tmp_path: Path) -> None:
