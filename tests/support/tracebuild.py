@@ -14,6 +14,7 @@ unless `names=` says otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -113,8 +114,9 @@ def many_threads(n: int, interleaved: bool, open_every: int = 5) -> Trace:
         method, action, thread, keep = method[order], action[order], thread[order], keep[order]
     method, action, thread = method[keep], action[keep], thread[keep]
     t = np.arange(len(thread), dtype=np.int64) * 1000
+    wide: type[np.unsignedinteger[Any]] = np.uint16 if n <= 0xFFFF else np.uint32
     events = EventTable(
-        thread=thread.astype(np.uint16 if n <= 0xFFFF else np.uint32),
+        thread=thread.astype(wide),
         method=method.astype(np.int32),
         action=action.astype(np.uint8),
         cpu=t // 2,
