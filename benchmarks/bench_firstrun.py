@@ -10,7 +10,8 @@ profile are drawn: the UI's ready flag, then every first-screen request answered
 idle). Prints seconds from start to: server ready, the last /api/timeline answer, the
 /api/profile answer, and drawn; the cold rounds use a fresh empty NUMBA_CACHE_DIR each, the
 warm ones a cache filled by a first run. Also prints the installed size of numba and
-llvmlite. Targets (issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the test suite.
+llvmlite, and first Debian's dmtracedump on the same trace (the run's speed anchor). Targets
+(issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.resources import files
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_viewer import CHROMIUM_ARGS
-from harness import load, machine
+from harness import anchor, load, machine
 
 
 def one(cache: str, trace: str | None) -> dict[str, float]:
@@ -102,6 +104,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--trace", default=None, help="a trace instead of the bundled demo")
     args = ap.parse_args(argv)
     print(machine())
+    demo = Path(args.trace) if args.trace else files("traceview") / "data" / "demo.trace.gz"
+    print(anchor(Path(str(demo)), rounds=5))
     sizes = {p: installed(p) for p in ("numba", "llvmlite", "numpy", "traceview")}
     print("installed: " + ", ".join(f"{p} {mb:.0f} MB" for p, mb in sizes.items()))
     results: dict[str, list[dict[str, float]]] = {"cold": [], "warm": []}

@@ -17,7 +17,8 @@ seconds and the server's peak RSS against the file. Then sends random zoom/pan t
 requests, method highlights, call look-ups, range profiles and range flame graphs (random
 ranges, on 1-4 random threads and on all threads), and prints p50/p95 ms and mean/max bytes
 per kind; last, times `traceview report` on the same trace (seconds, size, peak RSS; skipped
-with --no-report). The shapes are those of make_traces.py. Targets (issue 23): 1 GB ready
+with --no-report). Debian's dmtracedump on the same trace, timed first, is the run's speed
+anchor. The shapes are those of make_traces.py. Targets (issue 23): 1 GB ready
 <= 5 s, every first view <= 2 s whenever asked, peak RSS <= 2.5x the file through ready,
 warm-up and the first screens; zoom/pan/range <= 50 ms p95. The load average is printed
 beside the times: on a shared machine wall times grow with it. Not part of the test suite.
@@ -41,7 +42,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import load, machine
+from harness import anchor, load, machine
 from make_traces import SHAPES, shape_path
 
 CHROMIUM_ARGS = [
@@ -214,6 +215,7 @@ def main(argv: list[str]) -> int:
     trace = shape_path(args.shape, args.records)
     print(f"machine: {machine()}")
     print(f"trace: {trace.name}, {trace.stat().st_size / 1e6:.0f} MB, {load()}")
+    print(anchor(trace))
     paint = None if args.no_browser else first_paint(trace)
     if paint is not None:
         ready, flag, painted = paint

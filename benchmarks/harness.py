@@ -92,6 +92,34 @@ def alternate(commands: dict[str, Sequence[str]], rounds: int) -> dict[str, list
     return results
 
 
+def anchor(trace: Path, rounds: int = 2) -> str:
+    """Debian's dmtracedump on `trace` (stdout discarded), `rounds` times: one line with its
+    median wall seconds, printed by the benchmarks that time something else (the viewer, the
+    first run) so each of their runs carries the speed anchor of the same hour. A gzipped
+    trace is unpacked to a temporary file first (dmtracedump reads only plain files)."""
+    import gzip
+    import shutil
+    import tempfile
+
+    dmt = shutil.which("dmtracedump")
+    if dmt is None:
+        return "anchor: Debian's dmtracedump is not installed (apt-get install dmtracedump)"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = trace
+        if trace.suffix == ".gz":
+            path = Path(tmp) / trace.stem
+            with gzip.open(trace) as src, path.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+        runs = [run([dmt, str(path)]) for _ in range(rounds)]
+    ok = [r for r in runs if r.status == 0]
+    if not ok:
+        return f"anchor: Debian's dmtracedump failed on {trace.name} ({runs[0].status})"
+    return (
+        f"anchor: Debian's dmtracedump on {trace.name}: {median_seconds(ok):.3f} s wall "
+        f"(median of {len(ok)}), {load()}"
+    )
+
+
 def median_seconds(runs: list[Run]) -> float:
     """Median wall time of `runs`."""
     return statistics.median(r.seconds for r in runs)
