@@ -17,6 +17,7 @@ import pytest
 
 import traceview.cli.streamed as streamed
 from support.corpus import readable
+from traceview import load
 from traceview.cli import main
 from traceview.model import EventTable
 from traceview.synth import generate
@@ -159,6 +160,7 @@ def test_the_wall_unit_bug(
     buggy = replace(trace, events=replace(ev, wall=ms.astype(np.int64)))
     path = tmp_path / "wall-ms.trace"
     write(buggy, path, variant="regular")
+    assert "wall-unit-bug" in {d.code for d in load(path).diagnostics}
     for argv in (["-r"], ["dmtracedump", "--clock", "wall"]):
         both([*argv, str(path)], capsys, monkeypatch)
     assert opened(path, True, monkeypatch)
