@@ -10,12 +10,12 @@ never a declared length.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis.kernels.native import Native
 from traceview.model import Diagnostic
 
 MAGIC = b"SIMPLEPERF"
@@ -29,7 +29,7 @@ KINDS = {
     META: "meta_info",
     SWITCH: "context_switch",
 }
-_U32 = struct.Struct("<I")
+_chain = Native("framing", "chain")  # run as native code: no numba to import (kernels/native.py)
 
 I64 = npt.NDArray[np.int64]
 
@@ -49,37 +49,44 @@ class Frames:
         return np.flatnonzero(self.kind == kind)
 
 
-def lengths(buf: bytes | memoryview, at: int) -> tuple[list[int], list[int], list[Diagnostic]]:
-    """Walk the u32 length chain from `at`: the record offsets and sizes, and what ended it."""
-    starts: list[int] = []
-    sizes: list[int] = []
-    end = len(buf)
-    unpack = _U32.unpack_from
-    while at + 4 <= end:
-        (n,) = unpack(buf, at)
-        if n == 0:
-            at += 4
-            if at < end:
-                what = f"{end - at} bytes after the end marker (a zero length) were ignored"
-                return starts, sizes, [Diagnostic("trailing-bytes", what, offset=at)]
-            return starts, sizes, []
-        if n > end - at - 4:
-            what = f"the last record declares {n} bytes but only {end - at - 4} remain: dropped"
-            return starts, sizes, [Diagnostic("truncated-record", what, offset=at)]
-        starts.append(at + 4)
-        sizes.append(n)
-        at += 4 + n
+def lengths(buf: bytes | memoryview, at: int) -> tuple[I64, I64, list[Diagnostic]]:
+    """Walk the u32 length chain from `at` (`kernels.framing.chain`): the records' payload
+    offsets and sizes, and what ended it."""
+    from traceview.analysis.kernels import framing
+
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    end = len(raw)
+    room = min(max(64, (end - at) // 256), 1 << 20)  # records, grown while the chain goes on
+    starts: list[I64] = []
+    sizes: list[I64] = []
+    while True:
+        start, size = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+        n, at, why = _chain(raw, at, start, size)
+        starts.append(start[:n])
+        sizes.append(size[:n])
+        if why != framing.FULL:
+            break
+        room *= 2
+    found = np.concatenate(starts), np.concatenate(sizes)
+    if why == framing.END:
+        at += 4
+        if at < end:
+            what = f"{end - at} bytes after the end marker (a zero length) were ignored"
+            return *found, [Diagnostic("trailing-bytes", what, offset=at)]
+        return *found, []
+    if why == framing.TRUNCATED:
+        n = int.from_bytes(raw[at : at + 4].tobytes(), "little")
+        what = f"the last record declares {n} bytes but only {end - at - 4} remain: dropped"
+        return *found, [Diagnostic("truncated-record", what, offset=at)]
     what = "the file ends without the end marker (a zero length): it was cut short"
     if at < end:
         what += f"; {end - at} bytes of a record length were dropped"
-    return starts, sizes, [Diagnostic("no-end-marker", what, offset=at)]
+    return *found, [Diagnostic("no-end-marker", what, offset=at)]
 
 
 def frame(buf: bytes | memoryview, at: int) -> Frames:
     """Every record from offset `at` (after the header, or 0 for a headerless file)."""
-    starts, sizes, diags = lengths(buf, at)
-    start = np.array(starts, dtype=np.int64)
-    size = np.array(sizes, dtype=np.int64)
+    start, size, diags = lengths(buf, at)
     raw = np.frombuffer(buf, dtype=np.uint8)
     # each record is one field: a key byte (number << 3 | 2) and a varint length
     last = max(len(raw) - 1, 0)
