@@ -60,3 +60,17 @@ def test_a_folder_without_an_index_serves_its_files(tmp_path: Path) -> None:
     served = Served(tmp_path)
     assert sorted(served.files) == ["a.js", "lib/b.js"]
     assert served.page().status_code == 200 and b"not installed" in served.page().body
+
+
+def test_every_shipped_asset_has_its_media_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From the fixed table, whatever the system's `mimetypes` says (one that names `.js`
+    otherwise would have the browser refuse every module under `nosniff`)."""
+    import mimetypes
+
+    monkeypatch.setattr(mimetypes, "guess_type", lambda *a, **k: ("text/plain", None))
+    files = Served().files
+    assert files
+    for name, asset in files.items():
+        assert asset.media_type != "application/octet-stream", name
+    js = [a.media_type for n, a in files.items() if n.endswith(".js")]
+    assert js and set(js) == {"text/javascript; charset=utf-8"}
