@@ -98,3 +98,14 @@ def test_the_event_exports_work_without_a_writable_numba_cache(
     out = tmp_path / "t.speedscope.json"
     assert imports_numba("export", str(trace_path), "-o", str(out))
     assert out.read_bytes().startswith(b'{"$schema"')
+
+
+def test_reading_a_simpleperf_recording_needs_no_numba_once_built(tmp_path: Path) -> None:
+    """Its record walk runs as native code (kernels/framing.py): built once, then loaded
+    without numba (its status codes once came from the kernel's module, importing numba)."""
+    from support.simpleperf_bytes import big
+
+    path = tmp_path / "cpu.trace"
+    path.write_bytes(big(200, threads=2, stacks=20))
+    assert imports_numba("info", str(path), cache=tmp_path)  # the first time: built
+    assert not imports_numba("info", str(path), cache=tmp_path)

@@ -15,36 +15,29 @@ from traceview.analysis.kernels.jit import njit
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
 
-END, TRUNCATED, NO_END, FULL = 0, 1, 2, 3  # why a walk stopped
-
 
 @njit
-def chain(buf: U8, at: int, starts: I64, sizes: I64) -> tuple[int, int, int]:
+def chain(buf: U8, at: int, starts: I64, sizes: I64) -> tuple[int, int]:
     """Walk the length chain of `buf` from offset `at`, writing each record's payload offset
-    and size into `starts` and `sizes` until they are full. Returns how many records were
-    written, where the walk stopped and why: `END` (a zero length at that offset),
-    `TRUNCATED` (the length there runs past the end), `NO_END` (fewer than 4 bytes left) or
-    `FULL` (no room for the next record: call again from there with new arrays)."""
+    and size into `starts` and `sizes`, until they are full or the chain ends (a zero length,
+    a length running past the end, or fewer than 4 bytes left: the bytes there say which).
+    Returns how many records were written and where the walk stopped."""
     end = len(buf)
     n = 0
-    while at + 4 <= end:
-        if n == len(starts):
-            return n, at, FULL
+    while at + 4 <= end and n < len(starts):
         size = int(
             np.int64(buf[at])
             | (np.int64(buf[at + 1]) << 8)
             | (np.int64(buf[at + 2]) << 16)
             | (np.int64(buf[at + 3]) << 24)
         )
-        if size == 0:
-            return n, at, END
-        if size > end - at - 4:
-            return n, at, TRUNCATED
+        if size == 0 or size > end - at - 4:
+            break
         starts[n] = at + 4
         sizes[n] = size
         n += 1
         at += 4 + size
-    return n, at, NO_END
+    return n, at
 
 
-__all__ = ["END", "FULL", "NO_END", "TRUNCATED", "chain"]
+__all__ = ["chain"]

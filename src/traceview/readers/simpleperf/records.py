@@ -52,8 +52,6 @@ class Frames:
 def lengths(buf: bytes | memoryview, at: int) -> tuple[I64, I64, list[Diagnostic]]:
     """Walk the u32 length chain from `at` (`kernels.framing.chain`): the records' payload
     offsets and sizes, and what ended it."""
-    from traceview.analysis.kernels import framing
-
     raw = np.frombuffer(buf, dtype=np.uint8)
     end = len(raw)
     room = min(max(64, (end - at) // 256), 1 << 20)  # records, grown while the chain goes on
@@ -61,27 +59,26 @@ def lengths(buf: bytes | memoryview, at: int) -> tuple[I64, I64, list[Diagnostic
     sizes: list[I64] = []
     while True:
         start, size = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
-        n, at, why = _chain(raw, at, start, size)
+        n, at = _chain(raw, at, start, size)
         starts.append(start[:n])
         sizes.append(size[:n])
-        if why != framing.FULL:
+        if n < room:
             break
         room *= 2
     found = np.concatenate(starts), np.concatenate(sizes)
-    if why == framing.END:
-        at += 4
+    if at + 4 > end:
+        what = "the file ends without the end marker (a zero length): it was cut short"
         if at < end:
-            what = f"{end - at} bytes after the end marker (a zero length) were ignored"
-            return *found, [Diagnostic("trailing-bytes", what, offset=at)]
-        return *found, []
-    if why == framing.TRUNCATED:
-        n = int.from_bytes(raw[at : at + 4].tobytes(), "little")
+            what += f"; {end - at} bytes of a record length were dropped"
+        return *found, [Diagnostic("no-end-marker", what, offset=at)]
+    n = int.from_bytes(raw[at : at + 4].tobytes(), "little")
+    if n:
         what = f"the last record declares {n} bytes but only {end - at - 4} remain: dropped"
         return *found, [Diagnostic("truncated-record", what, offset=at)]
-    what = "the file ends without the end marker (a zero length): it was cut short"
-    if at < end:
-        what += f"; {end - at} bytes of a record length were dropped"
-    return *found, [Diagnostic("no-end-marker", what, offset=at)]
+    if at + 4 < end:
+        what = f"{end - at - 4} bytes after the end marker (a zero length) were ignored"
+        return *found, [Diagnostic("trailing-bytes", what, offset=at + 4)]
+    return *found, []
 
 
 def frame(buf: bytes | memoryview, at: int) -> Frames:
