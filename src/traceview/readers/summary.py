@@ -74,9 +74,10 @@ def guess_sampling(
 
 
 def percentile(values: npt.NDArray[np.floating] | npt.NDArray[np.integer], q: float) -> float:
-    """`np.percentile(values, q)` (its default, linear interpolation; the same float:
-    tests/readers/test_summary_percentile.py) by one partition. numpy's own took 15–35 ms on
-    its first call in a process, and `guess_sampling` runs on every V1 trace opened."""
+    """`np.percentile(values, q)` of non-empty `values` (its default, linear interpolation;
+    the same float: tests/readers/test_summary_percentile.py) by one partition. numpy's own
+    took 15–35 ms on its first call in a process, and `guess_sampling` runs on every V1 trace
+    opened."""
     n = len(values)
     at = q / 100 * (n - 1)
     lo = int(np.floor(at))
