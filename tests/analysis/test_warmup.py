@@ -25,11 +25,13 @@ def test_warm_up_waits_while_a_request_is_answered() -> None:
     with s.gate.serving():
         warm = threading.Thread(target=s.warm)
         warm.start()
-        assert s.gate.wait_for_waiter(timeout=120), "the warm-up never reached its first step"
+        # polls both, with no bound on the whole: the warm-up waits at the gate or ends
+        while not s.gate.wait_for_waiter(timeout=0.05) and warm.is_alive():
+            pass
+        assert s.gate.waits > 0, "the warm-up ended without waiting for the request"
         assert not s.has_calls
         assert not s._cache.keys("profile")
-    warm.join(timeout=300)
-    assert not warm.is_alive()
+    warm.join()  # (the request is answered: nothing holds it now)
     assert s.has_calls and s._cache.keys("profile") and s._cache.keys("tree")
 
 
@@ -41,7 +43,7 @@ def test_a_request_during_the_warm_up_shares_its_build() -> None:
     warm.start()
     with s.gate.serving():
         asked = s.top_down(s.query(clock="cpu"))
-    warm.join(timeout=300)
+    warm.join()
     assert s.top_down(s.query()) is asked
 
 
