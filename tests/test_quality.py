@@ -24,12 +24,12 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_check() -> None:
-    result = _run(_tool("ruff"), "check", "src", "tests", "benchmarks")
+    result = _run(_tool("ruff"), "check", "setup.py", "src", "tests", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_format() -> None:
-    result = _run(_tool("ruff"), "format", "--check", "src", "tests", "benchmarks")
+    result = _run(_tool("ruff"), "format", "--check", "setup.py", "src", "tests", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

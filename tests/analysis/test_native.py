@@ -128,9 +128,9 @@ print("numba" in sys.modules)
 """
 
 
-def probe(env: dict[str, str], *kernels: str) -> list[str]:
+def probe(env: dict[str, str], *kernels: str, prelude: str = "") -> list[str]:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
-    argv = [sys.executable, "-c", PROBE, *(kernels or ["summing"])]
+    argv = [sys.executable, "-c", prelude + PROBE, *(kernels or ["summing"])]
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
@@ -170,3 +170,62 @@ def test_no_writable_cache_folder_builds_in_the_process(tmp_path: Path) -> None:
     env["NUMBA_CACHE_LOCATOR_CLASSES"] = "UserProvidedCacheLocator"
     assert probe(dict(env)) == ["4950", "True"]
     assert probe(dict(env)) == ["4950", "True"]  # nothing kept: built again
+
+
+SHIPPING = """
+import os
+from pathlib import Path
+import traceview.analysis.kernels.native as native
+native.SHIPPED = Path(os.environ["SHIPPED"])
+"""
+
+
+def test_an_object_shipped_with_the_package_is_loaded_before_any_cache(tmp_path: Path) -> None:
+    """The install builds objects into `native/` beside the kernels (setup.py): a fresh
+    install's first process loads them, builds nothing and imports no numba; a damaged one
+    is passed over."""
+    built, shipped, fresh = tmp_path / "built", tmp_path / "shipped", tmp_path / "fresh"
+    probe(dict(os.environ, NUMBA_CACHE_DIR=str(built)))
+    shipped.mkdir()
+    for f in built.glob("traceview/native/*.o"):
+        f.rename(shipped / f.name)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(fresh), SHIPPED=str(shipped))
+    assert probe(dict(env), prelude=SHIPPING) == ["4950", "False"]
+    assert not list(fresh.glob("traceview/native/*.o"))  # nothing built, nothing cached
+    (obj,) = shipped.glob("*.o")
+    obj.write_bytes(obj.read_bytes()[:-20])  # cut short
+    assert probe(dict(env), prelude=SHIPPING) == ["4950", "True"]  # built again, and cached
+    assert probe(dict(env), prelude=SHIPPING) == ["4950", "False"]
+
+
+def test_an_object_is_keyed_by_numbas_release_not_where_it_is_installed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The install builds in an environment of its own (pip's build isolation), with the
+    same numba and llvmlite releases installed elsewhere: its objects must keep their key."""
+    import importlib.util
+
+    import traceview.analysis.kernels.native as native
+
+    def stamp(version_file: bytes | None) -> str:
+        real = importlib.util.find_spec
+
+        def elsewhere(name: str, *args: object) -> object:
+            spec = real(name)
+            if name != "numba" or version_file is None or spec is None or not spec.origin:
+                return spec
+            copy = tmp_path / f"v{len(version_file)}" / "numba" / "__init__.py"
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(b"")
+            (copy.parent / "_version.py").write_bytes(version_file)
+            return importlib.util.spec_from_file_location("numba", copy)
+
+        monkeypatch.setattr(importlib.util, "find_spec", elsewhere)
+        monkeypatch.setattr(native, "_PROCESS", native._Process())
+        return native._stamp()
+
+    spec = importlib.util.find_spec("numba")
+    assert spec is not None and spec.origin is not None
+    ours = (Path(spec.origin).parent / "_version.py").read_bytes()
+    assert stamp(None) == stamp(ours)
+    assert stamp(ours + b"# another release\n") != stamp(ours)

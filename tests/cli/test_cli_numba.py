@@ -34,12 +34,24 @@ def trace_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def imports_numba(*argv: str, cache: Path | None = None) -> bool:
+SHIPPING = (
+    "import os, pathlib\n"
+    "import traceview.analysis.kernels.native as native\n"
+    "native.SHIPPED = pathlib.Path(os.environ['SHIPPED'])\n"
+)
+
+
+def imports_numba(*argv: str, cache: Path | None = None, shipped: Path | None = None) -> bool:
+    """Whether `traceview *argv` imported numba, run with numba's cache in `cache` and the
+    native objects an install ships in `shipped`."""
     env = dict(os.environ, **({"NUMBA_CACHE_DIR": str(cache)} if cache else {}))
     src = str(Path(__file__).resolve().parents[2] / "src")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    probe = PROBE
+    if shipped is not None:
+        env["SHIPPED"], probe = str(shipped), SHIPPING + PROBE
     run = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, check=False
     )
     code, loaded = run.stdout.split()[-2:]
     assert code == "0", run.stderr
@@ -109,3 +121,60 @@ def test_reading_a_simpleperf_recording_needs_no_numba_once_built(tmp_path: Path
     path.write_bytes(big(200, threads=2, stacks=20))
     assert imports_numba("info", str(path), cache=tmp_path)  # the first time: built
     assert not imports_numba("info", str(path), cache=tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The native objects an install ships: those in the wheel `pip` builds from this tree
+    (setup.py builds them on the machine it installs on)."""
+    import zipfile
+
+    root = Path(__file__).resolve().parents[2]
+    out, dest = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("shipped")
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(root)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = out.glob("traceview-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.startswith("traceview/analysis/kernels/native/") and name.endswith(".o"):
+                (dest / Path(name).name).write_bytes(z.read(name))
+    assert len(list(dest.glob("*.o"))) >= 10, done.stderr
+    return dest
+
+
+@pytest.fixture(scope="module")
+def many_methods_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A trace past SMALL whose key declares 40,000 methods (4-byte method rows), on 300
+    threads (2-byte thread rows), written as V2."""
+    from traceview.analysis.small import SMALL
+    from traceview.cli.precompile import _declaring
+
+    path = tmp_path_factory.mktemp("numba") / "methods.trace"
+    trace = generate(records=SMALL + 20_000, threads=300, seed=6, clock="wall")
+    write(_declaring(trace, 40_000), str(path), variant="regular", version=2)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["info", "stats", "-r", "dmtracedump"])
+@pytest.mark.parametrize("which", ["big_path", "many_methods_path"])
+def test_a_fresh_install_builds_nothing_for_the_profile_commands(
+    shipped: Path, which: str, command: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The objects the install ships cover the types real traces give the commands'
+    kernels: with numba's cache empty, as after a fresh install, no command builds one."""
+    path = request.getfixturevalue(which)
+    assert not imports_numba(command, str(path), cache=tmp_path, shipped=shipped)
+    assert not list(tmp_path.glob("traceview/native/*.o"))
+
+
+@pytest.mark.slow
+def test_a_fresh_install_reads_a_simpleperf_recording_without_building(
+    shipped: Path, tmp_path: Path
+) -> None:
+    from support.simpleperf_bytes import big
+
+    path = tmp_path / "cpu.trace"
+    path.write_bytes(big(200, threads=2, stacks=20))
+    assert not imports_numba("info", str(path), cache=tmp_path / "cache", shipped=shipped)

@@ -19,6 +19,12 @@ import io
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from traceview.model import Clock, Trace
 
 BIG_FILE = 4 << 20  # bytes: a trace this big (SMALL records of 14 bytes fill 1.8 MiB) is large
 
@@ -87,7 +93,96 @@ def compile_all() -> None:
     s.frames(16_000_000)
 
 
+def build_native(dest: str) -> int:
+    """Build the native objects (analysis/kernels/native.py) of the kernels `-r`,
+    `dmtracedump`, `stats`, `info`, the call table and simpleperf's reader run, for the
+    argument types real traces give them, and copy them into `dest`: the install runs this
+    (setup.py) so that they ship with the package and no command compiles on its first run
+    (the objects hold the host CPU in their key, so a wheel taken to another machine builds
+    its own again). Run on every record layout and clock the writer makes, with few and many
+    threads, read whole and streamed. Returns the number of objects copied."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["NUMBA_CACHE_DIR"] = tmp  # numba's own cache files stay out of `dest`
+        _run_native_kernels(Path(tmp))
+        built = sorted((Path(tmp) / "traceview" / "native").glob("*.o"))
+        Path(dest).mkdir(parents=True, exist_ok=True)
+        for f in built:
+            shutil.copyfile(f, Path(dest) / f.name)
+    return len(built)
+
+
+def _run_native_kernels(tmp: Path) -> None:
+    import traceview.analysis.small as small
+    import traceview.readers.v1.clocks as clocks
+    from traceview.analysis.direct import direct_profile
+    from traceview.analysis.session import Session
+    from traceview.cli import main
+    from traceview.readers import load
+    from traceview.readers.simpleperf.records import lengths
+    from traceview.synth import generate
+    from traceview.writer import write
+
+    small.SMALL = -1  # the compiled passes even on these small traces
+    clocks._SAMPLE = 0  # the reader's compiled decoding from the first record
+    layouts: list[tuple[int, Clock]] = [
+        (1, "wall"),
+        (1, "thread-cpu"),
+        (2, "wall"),
+        (2, "thread-cpu"),
+        (3, "dual"),
+    ]
+    # threads (1 or 2 bytes a thread row), methods declared (2 or 4 bytes a method row)
+    sizes = [(threads, methods) for threads in (3, 300) for methods in (0, 0x8000)]
+    for (version, clock), (threads, methods) in [(lay, n) for lay in layouts for n in sizes]:
+        if version == 1 and threads > 255:
+            continue  # (a V1 thread id is a byte)
+        path = str(tmp / f"v{version}-{clock}-{threads}-{methods}.trace")
+        trace = generate(records=20 * threads + 4000, threads=threads, seed=1, clock=clock)
+        write(_declaring(trace, methods), path, variant="regular", version=version)
+        direct_profile(load(path))
+        _ = Session(load(path)).calls  # the call table's pairing
+        with open(os.devnull, "w") as out, contextlib.redirect_stdout(out):
+            for command in (["-r", path], ["dmtracedump", path]):
+                main(command)
+    lengths(b"\0\0\0\0", 0)  # simpleperf's length chain: a read-only buffer, and not
+    lengths(memoryview(bytearray(4)), 0)
+
+
+def _declaring(trace: Trace, n: int) -> Trace:
+    """`trace` with methods no record calls added to its key, up to `n` (a large app's trace
+    declares tens of thousands: 32,768 or more make the events' method rows 4 bytes)."""
+    import dataclasses
+
+    import numpy as np
+
+    m = trace.methods
+    extra = max(0, n - len(m))
+    if not extra:
+        return trace
+    first = (int(m.id.max()) | 3) + 1  # (V1 ids keep their two low bits clear)
+    more = ("",) * extra
+    table = dataclasses.replace(
+        m,
+        id=np.concatenate([m.id, first + 4 * np.arange(extra, dtype=np.uint64)]),
+        class_name=m.class_name + ("Unused",) * extra,
+        name=m.name + tuple(f"m{i}" for i in range(extra)),
+        signature=m.signature + ("()V",) * extra,
+        source_file=m.source_file + more,
+        line=np.concatenate([m.line, np.full(extra, -1, dtype=m.line.dtype)]),
+        declared=np.concatenate([m.declared, np.ones(extra, dtype=bool)]),
+        obfuscated=None,
+        key_line=None,
+    )
+    return dataclasses.replace(trace, methods=table)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--native"]:
+        sys.exit(0 if build_native(sys.argv[2]) else 1)
     with contextlib.suppress(OSError):
         os.nice(10)  # behind the viewer's own work
     compile_all()

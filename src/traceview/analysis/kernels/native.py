@@ -18,7 +18,10 @@ The kernel must not allocate (numba's runtime is not loaded): it writes into arr
 made and returns ints, a tuple of ints or nothing. Building an object (the first call of a
 typing on a machine) imports numba and compiles; the object is then cached as numba caches
 (this module's `__pycache__`, else the user's cache folder; `NUMBA_CACHE_DIR` chooses
-another), keyed by the kernels' sources, numba's and llvmlite's installs and the host CPU.
+another), keyed by the kernels' sources, numba's and llvmlite's releases and the host CPU.
+The install builds the objects of the typings real traces give the commands' kernels and
+ships them in `native/` beside this module (setup.py, `cli.precompile.build_native`): a
+fresh install compiles nothing on its first run, on the machine it was installed on.
 The build (kernels/nativebuild.py) refuses an object that calls anything outside the C
 library (tests/analysis/test_native.py).
 """
@@ -41,6 +44,7 @@ from typing import Any
 import numpy as np
 
 _HERE = Path(__file__).parent
+SHIPPED = _HERE / "native"  # objects built by the install (setup.py), read-only
 _LOCK = threading.RLock()
 _OK = (0, -2)  # numba's return codes: done, done returning None
 _ELF64 = sys.platform.startswith("linux") and sys.byteorder == "little" and sys.maxsize > 2**32
@@ -124,10 +128,12 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         stamp = _stamp()
         if not where.startswith(f"{__package__}."):  # a kernel from elsewhere: its source too
             stamp = digest(stamp + _source_of(where))
-        path = folder / f"{module}.{name}-{digest(key)}-{stamp}.o" if folder else None
-        try:
-            meta, obj = _parse(path.read_bytes() if path else b"")
-        except (OSError, ValueError):  # none yet, or damaged: built (again)
+        file = f"{module}.{name}-{digest(key)}-{stamp}.o"
+        path = folder / file if folder else None
+        found = _cached(SHIPPED / file, path)
+        if found is not None:
+            meta, obj = found
+        else:  # none yet, or damaged: built (again)
             from traceview.analysis.kernels import nativebuild
 
             try:
@@ -142,6 +148,15 @@ def _entry(module: str, name: str, key: str, args: tuple[Any, ...]) -> Entry:
         entry = fn(address), int(meta["results"]), bool(meta["tuple"])
         _PROCESS.entries[module, name, key] = entry
         return entry
+
+
+def _cached(*paths: Path | None) -> tuple[dict[str, Any], bytes] | None:
+    """The header and object of the first of `paths` that holds a whole one."""
+    for path in paths:
+        if path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                return _parse(path.read_bytes())
+    return None
 
 
 def _dispatched(module: str, name: str, key: str) -> Entry:
@@ -190,11 +205,14 @@ def _stamp() -> str:
         h = hashlib.sha1(usedforsecurity=False)
         for f in sorted(_HERE.glob("*.py")):
             h.update(f.name.encode() + f.read_bytes())
-        for package in ("numba", "llvmlite"):
+        for package in ("numba", "llvmlite"):  # their releases, wherever installed
             spec = importlib.util.find_spec(package)
-            origin = spec.origin if spec and spec.origin else ""
-            st = os.stat(origin) if origin else None
-            h.update(f"{package}:{origin}:{st and (st.st_size, st.st_mtime_ns)}".encode())
+            origin = Path(spec.origin) if spec and spec.origin else None
+            try:
+                h.update(origin.with_name("_version.py").read_bytes() if origin else b"")
+            except OSError:  # (no version file: this install itself)
+                st = origin.stat() if origin else None
+                h.update(f"{package}:{origin}:{st and (st.st_size, st.st_mtime_ns)}".encode())
         llvm = llvm_binding()
         h.update(
             llvm.get_host_cpu_name().encode() + llvm.get_host_cpu_features().flatten().encode()
