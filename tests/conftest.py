@@ -1,9 +1,9 @@
 """Shared fixtures: the real-trace corpus in ../shared/corpus (skipped cleanly when absent) and
 the browser tests' headless Chromium (`browser`), viewer page (`page`) and live viewer on the
 corpus's small real trace (`eastern`); a test that uses the browser carries the `browser`
-mark (tests/test_suite_rules.py). In this process the engine's compiled passes also run on
-small traces (`compiled_passes`): the product analyses traces below `analysis.small.SMALL`
-records by numpy alone, and tests/analysis/test_small.py checks that path against them."""
+mark (tests/test_suite_rules.py). In this process no trace counts as small
+(`compiled_passes`): the viewer's warm-up goes on past a small trace's first screens
+(analysis/small.py), so its later steps run on the suite's small traces too."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ __all__ = ["browser", "compiled_passes", "corpus", "eastern", "page"]
 
 @pytest.fixture(autouse=True)
 def compiled_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The suite's traces are small: without this they would all take the numpy paths of
-    analysis/small.py, and the compiled passes would go untested in-process."""
+    """The suite's traces are small: without this the warm-up would stop after their first
+    screens, and its later steps would go untested in-process."""
     import traceview.analysis.small as small
 
     monkeypatch.setattr(small, "SMALL", -1)

@@ -1,6 +1,7 @@
-"""Small traces are analysed by numpy alone (analysis/small.py): the call table, the profile of
-whole threads and the direct profile equal the compiled passes' exactly, on messy generated
-traces and the corpus; and a small trace's first screen in the viewer loads no numba."""
+"""The compiled call table, profile of whole threads and direct profile equal the numpy
+oracle's (support/small_oracle.py: what small traces once took, thread by thread) exactly, on
+messy generated traces and the corpus; and a small trace's first screen in the viewer loads
+no numba (its kernels run as native code)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 
 import traceview
-import traceview.analysis.small as small
 from support.corpus import readable
 from support.engine_checks import SETTINGS, edge_dict, traces
+from support.small_oracle import numpy_calls, numpy_direct
 from traceview.analysis.calls import build_calls
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile, profile
@@ -34,11 +35,9 @@ def same_profiles(a: Profile, b: Profile) -> None:
     assert np.array_equal(a.thread_calls, b.thread_calls)
 
 
-def check(trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
+def check(trace: Trace) -> None:
     compiled = build_calls(trace)
-    want, want_direct = profile(compiled), direct_profile(trace)
-    monkeypatch.setattr(small, "SMALL", 1 << 40)
-    plain = build_calls(trace)
+    plain = numpy_calls(trace)
     for name in COLUMNS:
         x, y = getattr(plain, name), getattr(compiled, name)
         assert x.dtype == y.dtype and np.array_equal(x, y), name
@@ -47,25 +46,24 @@ def check(trace: Trace, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [plain.thread_span(t, c) for t in range(len(trace.threads)) for c in trace.clocks] == [
         compiled.thread_span(t, c) for t in range(len(trace.threads)) for c in trace.clocks
     ]
-    same_profiles(profile(plain), want)
-    same_profiles(direct_profile(trace), want_direct)
-    monkeypatch.setattr(small, "SMALL", -1)
+    want = numpy_direct(trace)
+    same_profiles(profile(compiled), want)
+    same_profiles(direct_profile(trace), want)
 
 
 @settings(SETTINGS, max_examples=80)
 @given(traces(messy=True))
-def test_numpy_paths_equal_the_compiled_ones(trace: Trace) -> None:
-    with pytest.MonkeyPatch.context() as m:
-        check(trace, m)
+def test_the_compiled_passes_equal_the_numpy_oracle(trace: Trace) -> None:
+    check(trace)
 
 
-def test_generated(monkeypatch: pytest.MonkeyPatch) -> None:
-    check(generate(records=30_000, threads=10, seed=2026), monkeypatch)
+def test_generated() -> None:
+    check(generate(records=30_000, threads=10, seed=2026))
 
 
 @pytest.mark.parametrize("path", readable(), ids=lambda p: p.name)
-def test_corpus(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    check(traceview.load(path), monkeypatch)
+def test_corpus(path: Path) -> None:
+    check(traceview.load(path))
 
 
 def test_a_small_trace_loads_no_numba(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""Exclusive times of a small range by numpy (analysis/small.py `exclusive`, what
-`CallTable.excl` takes up to `SMALL` calls) equal the compiled kernel's, and the viewer's
-frames answer on a small trace (its first screen) loads no numba."""
+"""`CallTable.excl` (the exclusive-time kernel, run as native code) equals the numpy oracle
+(support/small_oracle.py, what small ranges once took) on whole threads, the whole table and
+subtrees, with and without inclusive times given; and the viewer's frames answer on a small
+trace (its first screen) loads no numba."""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.small_oracle import exclusive
 from traceview.analysis.calls import build_calls
-from traceview.analysis.kernels.exclusive import exclusive_times
-from traceview.analysis.small import exclusive
 from traceview.synth import generate
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_numpy_exclusive_times_equal_the_kernels(seed: int) -> None:
+def test_the_kernels_exclusive_times_equal_the_oracles(seed: int) -> None:
     trace = generate(records=6_000, threads=3, seed=seed)
     calls = build_calls(trace)
     none = np.zeros(0, dtype=np.int64)
@@ -29,11 +29,11 @@ def test_numpy_exclusive_times_equal_the_kernels(seed: int) -> None:
     for clock in trace.events.clocks:
         col = trace.events.time(clock)
         for lo, hi in ranges:
-            want = exclusive_times(calls.columns, lo, hi, col, none)
-            assert np.array_equal(exclusive(calls.columns, lo, hi, col, none), want)
+            got = calls.excl(clock, slice(lo, hi))
+            assert np.array_equal(got, exclusive(calls.columns, lo, hi, col, none))
             given = rng.integers(0, 1000, hi - lo).astype(np.int64)
-            want = exclusive_times(calls.columns, lo, hi, col, given)
-            assert np.array_equal(exclusive(calls.columns, lo, hi, col, given), want)
+            got = calls.excl(clock, slice(lo, hi), given)
+            assert np.array_equal(got, exclusive(calls.columns, lo, hi, col, given))
 
 
 PROBE = """

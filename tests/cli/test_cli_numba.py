@@ -178,3 +178,36 @@ def test_a_fresh_install_reads_a_simpleperf_recording_without_building(
     path = tmp_path / "cpu.trace"
     path.write_bytes(big(200, threads=2, stacks=20))
     assert not imports_numba("info", str(path), cache=tmp_path / "cache", shipped=shipped)
+
+
+FIRST_SCREEN = """
+import sys
+from traceview.analysis.session import Session
+from traceview.cli.demo import demo_trace
+from traceview.readers import load
+from traceview.viewer import answers
+
+s = Session(load(demo_trace()))
+answers.trace_answer(s)
+answers.profile_answer(s, s.query())
+answers.frames_answer(s, 16)
+for t in range(len(s.trace.threads)):
+    answers.timeline_answer(s, t, 0, 0)
+print(0, "numba" in sys.modules)
+"""
+
+
+@pytest.mark.slow
+def test_a_fresh_install_draws_the_demos_first_screen_without_building(
+    shipped: Path, tmp_path: Path
+) -> None:
+    """The demo's first screen (its call table, profile, frames and tiles) runs native
+    kernels only, all shipped: nothing is compiled on a fresh install's first run."""
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), SHIPPED=str(shipped))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    cmd = [sys.executable, "-c", SHIPPING + FIRST_SCREEN]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "False"]
+    assert not list(tmp_path.glob("traceview/native/*.o"))

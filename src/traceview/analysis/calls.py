@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from traceview.analysis import walk
 from traceview.analysis.kernels.columns import Calls, Events
+from traceview.analysis.kernels.native import Native
 from traceview.analysis.pairing import FORCED_EXIT as FORCED_EXIT  # the call flags
 from traceview.analysis.pairing import OPEN as OPEN
 from traceview.analysis.pairing import RECURSIVE as RECURSIVE
@@ -44,6 +45,7 @@ from traceview.analysis.workers import parallel_map
 from traceview.model import Diagnostic, Trace, method_dtype
 
 I64 = npt.NDArray[np.int64]
+_exclusive_times = Native("exclusive", "exclusive_times")  # native code: no numba to import
 I32 = npt.NDArray[np.int32]
 IntArray = npt.NDArray[np.signedinteger]
 G = TypeVar("G", bound=np.generic)
@@ -156,16 +158,12 @@ class CallTable:
         subtrees it holds whole are right); `incl` may pass the already computed inclusive
         times.
         """
-        from traceview.analysis.small import SMALL, exclusive
-
         lo, hi, _ = (slice(0, len(self)) if rows is None else rows).indices(len(self))
         given = np.zeros(0, dtype=np.int64) if incl is None else incl.astype(np.int64, copy=False)
         col = self.trace.events.time(clock)  # read per call: no call-sized temporaries
-        if hi - lo <= SMALL:  # numpy: no numba to load for a few calls (analysis/small.py)
-            return exclusive(self.columns, lo, hi, col, given)
-        from traceview.analysis.kernels.exclusive import exclusive_times
-
-        return exclusive_times(self.columns, lo, hi, col, given)
+        out = np.zeros(hi - lo, dtype=np.int64)
+        _exclusive_times(self.columns, lo, hi, col, given, out)
+        return out
 
     def _time(self, clock: str, end: bool) -> I64 | None:
         if clock not in self.clocks:
@@ -258,13 +256,8 @@ def build_calls(trace: Trace) -> CallTable:
     table's columns (kernels/pairing.py, run as native code by analysis/walk.py on two workers
     splitting the threads: each thread's rows and stack sized exactly by a first pass, so no
     per-thread temporaries); a thread whose exit names another method than its enter is paired
-    again by `pair_records`, which repairs the sequence, and put in its place. A small trace is
-    paired by numpy alone (analysis/small.py).
+    again by `pair_records`, which repairs the sequence, and put in its place.
     """
-    from traceview.analysis import small
-
-    if small.is_small(len(trace.events), len(trace.threads)):
-        return small.numpy_calls(trace)
     ev = trace.events
     n_threads = len(trace.threads)
     idx_dtype = np.int32 if len(ev) < 2**31 - 1 else np.int64

@@ -7,13 +7,12 @@ Used by `traceview -r`, `stats`, `info` and `dmtracedump`, which need the statis
 the calls: the result equals `profile(build_calls(trace))`, diagnostics included, and the
 memory is the events plus each thread's stack and the edges. The threads are split between
 two workers (balanced by records); a thread whose exit names another method than its enter
-is paired again by the numpy repair (`calls.pair_records`) and counted by `thread_stats`.
+is paired again by the numpy repair (`calls.pair_records`) and counted as a call table is.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,9 +27,9 @@ from traceview.analysis.calls import (
     repair_diagnostics,
     rows_of,
 )
-from traceview.analysis.parts import ThreadPart, edge_parts, thread_stats
-from traceview.analysis.profile import Profile, merge_parts
-from traceview.analysis.small import by_thread, is_small
+from traceview.analysis.kernels.columns import Calls, Cut, Times
+from traceview.analysis.parts import ThreadPart, edge_parts
+from traceview.analysis.profile import Profile, count_edges, merge_parts
 from traceview.analysis.workers import parallel_map
 from traceview.model import Trace
 
@@ -54,13 +53,7 @@ def direct_profile(
     ev = trace.events
     n_threads, n_methods = len(trace.threads), len(trace.methods)
     clocks = trace.clocks if clocks is None else clocks
-    everyone = tuple(range(n_threads))
     start = time.perf_counter()
-    if is_small(len(ev), n_threads):  # numpy alone: no numba to load (analysis/small.py)
-        parts, fixed = numpy_direct(trace, clocks)
-        if timings is not None:
-            timings.update(calls=0.0, profile=time.perf_counter() - start)
-        return merge_parts(parts, trace, clocks, repair_diagnostics(fixed), threads=everyone)
     events = (ev.thread, ev.action, ev.method)
     counts = walk.counts_of(events, n_threads)
     lows = np.zeros((int(-counts[:, 2].sum()), 2), dtype=np.int64)
@@ -156,45 +149,17 @@ def _repaired(
     totals: dict[str, int],
 ) -> tuple[ThreadPart, dict[str, int]]:
     """The part of thread row `t` (its event `rows`), whose exits do not all match their
-    enters: its records repaired and paired by the numpy path (`pair_records`) and counted by
-    `thread_stats`; with the repairs made, by kind."""
+    enters: its records repaired and paired by the numpy path (`pair_records`) and its calls
+    counted as a call table's are (`profile.count_edges`); with the repairs made, by kind."""
     ev = trace.events
     paired, dropped = pair_records(gather(ev.action, rows), gather(ev.method, rows), None)
     counts = repair_counts(paired, dropped)
-    incl: dict[str, I64] = {}
-    for c in clocks:
-        local = gather(ev.time(c), rows)
-        assert paired.exit_event is not None and paired.enter_event is not None
-        inc = gather(local, paired.exit_event)
-        inc -= gather(local, paired.enter_event)
-        incl[c] = inc
-    assert paired.method is not None and paired.flags is not None
-    assert paired.parent is not None
-    stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
-    return stats.part(t, totals), counts
-
-
-def numpy_direct(trace: Trace, clocks: Sequence[str]) -> tuple[list[ThreadPart], dict[str, int]]:
-    """The parts of every thread with records, paired and counted by numpy (the compiled
-    pass's numbers, for small traces: analysis/small.py), and the repairs made, by kind."""
-    ev = trace.events
-    order, bounds = by_thread(ev.thread, len(trace.threads))
-    repairs = dict.fromkeys(REPAIRS, 0)
-    parts = []
-    for t in np.flatnonzero(np.diff(bounds)).tolist():
-        rows = order[bounds[t] : bounds[t + 1]]
-        paired, dropped = pair_records(ev.action[rows], ev.method[rows], None)
-        for key, value in repair_counts(paired, dropped).items():
-            repairs[key] += value
-        incl: dict[str, I64] = {}
-        totals: dict[str, int] = {}
-        for c in clocks:
-            local = gather(ev.time(c), rows)
-            assert paired.exit_event is not None and paired.enter_event is not None
-            incl[c] = local[paired.exit_event] - local[paired.enter_event]
-            totals[c] = int(local[-1] - local[0])
-        assert paired.method is not None and paired.flags is not None
-        assert paired.parent is not None
-        stats = thread_stats(paired.method, paired.flags, paired.parent, incl)
-        parts.append(stats.part(int(t), totals))
-    return parts, repairs
+    calls = Calls._make(getattr(paired, name) for name in Calls._fields)
+    times = Times.of([gather(ev.time(c), rows) for c in clocks])  # the thread's own rows
+    lo, hi, thread = (np.array([x], dtype=np.int64) for x in (0, paired.rows, t))
+    unclipped = np.zeros((1, 6), dtype=np.int64), False, np.zeros(0, dtype=np.int64)
+    whole = Cut(lo, hi, thread, *unclipped)
+    n_methods = len(trace.methods)
+    keys, sums, counted = count_edges(calls, whole, times, n_methods, len(trace.threads))
+    (part,) = edge_parts(keys, sums, counted, [(t, totals)], clocks, n_methods)
+    return part, counts

@@ -1,20 +1,16 @@
 """A thread's part of a profile: its edges (caller -> callee: calls and inclusive ns per
-clock, keyed also by both ends' recursion) and totals, counted by numpy from a thread's calls
-(`thread_stats`: small traces, repaired threads) or gathered from the compiled passes' counts
-(`edge_parts`); `profile.merge_parts` adds the parts of a selection up. `sum_by`: exact int64
-sums per index.
+clock, keyed also by both ends' recursion) and totals, gathered from the compiled passes'
+counts (`edge_parts`); `profile.merge_parts` adds the parts of a selection up. `sum_by`: exact
+int64 sums per index.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from traceview.analysis.calls import RECURSIVE
 
 I64 = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -41,33 +37,6 @@ class EdgeTable:
 
 
 @dataclass(frozen=True, eq=False)
-class ThreadStats:
-    """One thread's statistics as edge sums over compact methods (`used[k]` is the method
-    row of compact method k); `profile()` derives the per-method sums from them."""
-
-    used: npt.NDArray[np.intp]
-    edge_key: I64  # caller bin (0 = (toplevel), else 1 + compact * 2 + rec) * 2u + callee bin
-    edge_calls: I64
-    edge_incl: dict[str, I64]
-    n_calls: int
-
-    def part(self, t: int, totals: dict[str, int]) -> ThreadPart:
-        """Thread row `t`'s sparse statistics (`totals`: its last - first time per clock)."""
-        used, u2 = self.used, 2 * len(self.used)
-        caller, callee = np.divmod(self.edge_key, u2)
-        caller_bin = np.maximum(caller - 1, 0)
-        edges = EdgeTable(
-            parent=np.where(caller > 0, used[caller_bin // 2], -1).astype(np.int32),
-            child=used[callee // 2].astype(np.int32),
-            parent_recursive=(caller > 0) & (caller_bin % 2 == 1),
-            child_recursive=(callee % 2).astype(bool),
-            calls=self.edge_calls,
-            incl=self.edge_incl,
-        )
-        return ThreadPart(t, edges, dict(totals), self.n_calls)
-
-
-@dataclass(frozen=True, eq=False)
 class ThreadPart:
     """One thread's statistics, sparse: its edges (method rows) and its totals per clock."""
 
@@ -75,61 +44,6 @@ class ThreadPart:
     edges: EdgeTable
     totals: dict[str, int]
     n_calls: int
-
-
-def thread_stats(
-    method: npt.NDArray[np.signedinteger[Any]],
-    flags: npt.NDArray[np.uint8],
-    parent: npt.NDArray[np.signedinteger],
-    incl: dict[str, I64],
-) -> ThreadStats:
-    """Edge sums of one thread's calls (`parent`: thread-local rows, -1 for roots; `incl`:
-    inclusive ns per call and clock).
-
-    Every call adds its inclusive time and one call to the edge (caller's method and
-    recursion bit, or (toplevel); its own method and recursion bit): one counting pass per
-    clock over a dense key (a sort when the key space is large next to the thread).
-    Per-method sums follow from the edges (exclusive = a bin's inclusive minus its
-    children's), so no per-call exclusive time is computed."""
-    n = len(method)
-    top = int(method.max()) + 1 if n else 0
-    ext = np.empty(n + 1, dtype=np.int64)
-    ext[0] = 0
-    bins = ext[1:]
-    if (2 * top + 1) * 2 * top <= 2 * n + 4096:  # method rows as they are: a dense key
-        used = np.arange(top)
-        bins[...] = method
-    else:  # compact method numbers: the rows this thread calls
-        seen = np.zeros(top, dtype=bool)
-        seen[method] = True
-        used = np.flatnonzero(seen)
-        compact = np.cumsum(seen, dtype=np.int64)
-        compact -= 1
-        np.take(compact, method, out=bins)
-    u2 = 2 * len(used)
-    bins *= 2
-    bins += flags & RECURSIVE
-    bins += 1
-    key = ext[parent + 1]  # the caller's bin + 1 (0 for roots)
-    bins -= 1
-    key *= u2
-    key += bins
-    del ext, bins
-    space = (u2 + 1) * u2
-    edge_incl: dict[str, I64] = {}
-    if space <= 2 * len(key) + 4096:  # dense counting when the key space is small
-        counts = np.bincount(key, minlength=space)
-        uniq = np.flatnonzero(counts)
-        edge_calls = counts[uniq].astype(np.int64)
-        del counts
-        for c, v in incl.items():
-            edge_incl[c] = sum_by(key, v, space)[uniq]
-    else:
-        uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        edge_calls = counts.astype(np.int64)
-        for c, v in incl.items():
-            edge_incl[c] = sum_by(inverse, v, len(uniq))
-    return ThreadStats(used, uniq.astype(np.int64), edge_calls, edge_incl, len(key))
 
 
 def sum_by(index: npt.NDArray[np.integer], values: npt.NDArray[np.integer], n: int) -> I64:
@@ -157,8 +71,8 @@ def edge_parts(
     edges: `keys` rows (edge key, thread row) as the compiled passes make them (`(caller bin +
     1) * 2 * n_methods + callee bin`, a bin `method * 2 + recursive`), possibly repeated (the
     pieces of one thread counted apart), `sums` rows (calls, time on each of `clocks`)
-    and `counted` calls per thread row. Each part's edges come in `thread_stats`' order (by
-    caller bin, then callee bin)."""
+    and `counted` calls per thread row. Each part's edges come by caller bin, then callee
+    bin."""
     # one row per (thread, key), in that order, the pieces' sums added
     order = np.lexsort((keys[:, 0], keys[:, 1]))
     keys, sums = keys[order], sums[order]

@@ -20,17 +20,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from traceview.analysis import walk
 from traceview.analysis.calls import CallTable
-from traceview.analysis.kernels.columns import Times
-from traceview.analysis.parts import EdgeTable, ThreadPart, edge_parts, sum_by, thread_stats
+from traceview.analysis.kernels.columns import Calls, Cut, Times
+from traceview.analysis.kernels.native import Native
+from traceview.analysis.parts import EdgeTable, ThreadPart, edge_parts, sum_by
 from traceview.analysis.query import default_clock
 from traceview.analysis.query import range_clock as default_range_clock
 from traceview.analysis.ranges import Segments, ThreadCut, cut_thread, whole_thread
-from traceview.analysis.small import is_small
 from traceview.analysis.workers import default_workers, parallel_map, pieces
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
+_count_into = Native("edges", "count_into")  # native code: no numba to import
 Bools = npt.NDArray[np.bool_]
 
 
@@ -266,19 +268,13 @@ def cut_parts(
     """The statistics of each cut thread (`cuts`: a time range's rows near it and each
     clock's bounds, or a whole thread's rows unclipped; on the clocks of `cuts`' bounds).
     A compiled pass over those rows clips each call as it counts it
-    (`kernels.edges.count_edges`), so no call-sized column is made; the rows are cut into
+    (`count_edges`), so no call-sized column is made; the rows are cut into
     `workers` (default TRACEVIEW_WORKERS, else 2) equal pieces, anywhere, counted on as many
-    threads, and the pieces' edges added up. Each part's edges come in `thread_stats`' order
-    (by caller bin, then callee bin), so a part equals the one `thread_stats` makes of the
-    same calls (`direct_profile`, without a call table)."""
+    threads, and the pieces' edges added up. Each part's edges come by caller bin, then
+    callee bin, as the direct profile's (`direct_profile`, without a call table)."""
     if not cuts:
         return []
     clocks = tuple(cuts[0].clip)
-    rows = sum(int(hi - lo) for c in cuts for lo, hi in zip(c.lo, c.hi, strict=True))
-    if all(c.range_clock is None for c in cuts) and is_small(rows, len(cuts)):
-        return whole_thread_parts(calls, [(c.thread, dict(c.totals)) for c in cuts], clocks)
-    from traceview.analysis.kernels import edges as kernels
-
     ev = calls.trace.events
     times = Times.of([ev.time(c) for c in clocks])
     seg = Segments.of(cuts, clocks)
@@ -287,7 +283,7 @@ def cut_parts(
 
     def count(piece: tuple[I64, I64, I64]) -> tuple[I64, I64, I64]:
         cut = seg.cut(piece, range_times)
-        return kernels.count_edges(calls.columns, cut, times, n_methods, n_threads)
+        return count_edges(calls.columns, cut, times, n_methods, n_threads)
 
     n = default_workers(unset=2) if workers is None else max(1, workers)
     found = parallel_map(count, pieces(np.stack((seg.lo, seg.hi), axis=1), n), n)
@@ -298,22 +294,21 @@ def cut_parts(
     return edge_parts(keys, sums, counted, threads, clocks, n_methods)
 
 
-def whole_thread_parts(
-    calls: CallTable, threads: Sequence[tuple[int, dict[str, int]]], clocks: Sequence[str]
-) -> list[ThreadPart]:
-    """The parts of whole threads ((thread row, its totals per clock)) of a call table by
-    `thread_stats`, as `cut_parts` counts them (its numpy path for small tables,
-    analysis/small.py)."""
-    parts = []
-    for t, totals in threads:
-        lo, hi = (int(x) for x in calls.thread_ranges[t])
-        sel = slice(lo, hi)
-        parent = calls.parent[sel].astype(np.int64)
-        parent[parent >= 0] -= lo
-        incl = {c: calls.incl(c, sel) for c in clocks}
-        stats = thread_stats(calls.method[sel], calls.flags[sel], parent, incl)
-        parts.append(stats.part(t, totals))
-    return parts
+def count_edges(
+    calls: Calls, cut: Cut, times: Times, n_methods: int, n_threads: int
+) -> tuple[I64, I64, I64]:
+    """The edges of the calls of `cut` (`kernels.edges.count_into`, its table grown and the
+    pass resumed while full): each edge's (key, thread), its sums (calls, time on the first
+    clock, on the second) and the calls counted per thread row."""
+    table = walk.first_table()
+    counted = np.zeros(n_threads, dtype=np.int64)
+    at = np.array([0, cut.lo[0] if len(cut.lo) else 0, 0], dtype=np.int64)
+    while True:
+        _count_into(calls, cut, times, table, 2 * n_methods, counted, at)
+        if at[0] >= len(cut.lo):
+            k = int(at[2])
+            return table.keys[:k].copy(), table.sums[:k].copy(), counted
+        table = walk.grown(table, int(at[2]))
 
 
 def _edge_keys(e: EdgeTable, n_methods: int) -> I64:

@@ -50,6 +50,7 @@ __all__ = [
     "feed",
     "finish",
     "first_table",
+    "grown",
     "joined",
     "new_counts",
     "pair",
@@ -204,10 +205,10 @@ def feed(
         _count(events, clocks, offset, walk, table, n_methods)
         if cursor[1] >= end and cursor[4] == 0:
             return table
-        table = _grown(table, int(cursor[0]))
+        table = grown(table, int(cursor[0]))
 
 
-def _grown(table: Table, k: int) -> Table:
+def grown(table: Table, k: int) -> Table:
     """`table` (holding `k` rows) with twice the room, its slots rebuilt: `kernels.hashing.grown`
     for a native pass, which may not allocate (the same rehash, `refill`)."""
     cap = 2 * len(table.keys)

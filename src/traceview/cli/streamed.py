@@ -4,8 +4,8 @@
 chunk instead of the event columns (12 bytes a record on one clock, 20 on two).
 
 `open_streamed` says None when that cannot give the numbers of the trace read whole, and the
-command then opens it whole (`options.open_trace`): a small file (its profile needs no numba:
-analysis/small.py), another variant, ids the key does not declare, an exit naming another
+command then opens it whole (`options.open_trace`): a small file (one read of it costs less
+than two: analysis/small.py), another variant, ids the key does not declare, an exit naming another
 method than its thread's open call (the numpy repair needs the thread's records), and under
 dmtracedump's stack policy frames open when tracing began or calls left open by a thread id
 of 32768 or more (their rewrite needs the records: analysis/dmtracedump/numbers.py).

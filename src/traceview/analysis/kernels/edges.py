@@ -2,9 +2,8 @@
 (analysis/ranges.py): the profile's edges of whole threads or of the rows near a range, each
 call clipped to it as it is read, and the two rules every pass over a range shares (`kept`,
 `call_time`; kernels/merging.py uses them for the trees). They read the call table's columns
-and the events' times where they are, so no call-sized column is made.
-
-Imported lazily, by the functions that run a kernel (numba costs ~0.2 s to import).
+and the events' times where they are, so no call-sized column is made. The profile's pass
+(`count_into`) runs as native code (kernels/native.py): no numba is imported for it.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ import numpy as np
 import numpy.typing as npt
 
 from traceview.analysis.kernels.columns import Calls, Cut, Times
-from traceview.analysis.kernels.hashing import Table, grown, row_of
+from traceview.analysis.kernels.hashing import Table, row_of
 from traceview.analysis.kernels.jit import njit
 from traceview.analysis.pairing import RECURSIVE
 
 I64 = npt.NDArray[np.int64]
 Ints = npt.NDArray[Any]
-
-FIRST_EDGES = 1024  # initial edge capacity; doubled as needed
 
 
 @njit
@@ -41,32 +38,29 @@ def call_time(times: I64, enter: int, leave: int, clip: bool, lo: int, hi: int) 
 
 
 @njit
-def count_edges(
-    calls: Calls, cut: Cut, times: Times, n_methods: int, n_threads: int
-) -> tuple[I64, I64, I64]:
-    """The profile edges of the calls of `cut`'s segments, each call counted as `cut` says
-    (clipped to its segment's bounds or whole), its time summed on `times`' clocks.
+def count_into(
+    calls: Calls, cut: Cut, times: Times, table: Table, width: int, counted: I64, at: I64
+) -> None:
+    """Count the profile edges of the calls of `cut`'s segments, each call counted as `cut`
+    says (clipped to its segment's bounds or whole), its time summed on `times`' clocks,
+    into `table` and `counted` (calls counted per thread row), from segment `at[0]`'s row
+    `at[1]` with `at[2]` edges in the table, until every segment is counted (`at[0]` their
+    number) or the table is full; `at` is left where it stopped (analysis/profile.py grows
+    the table and calls again). Allocates nothing: run as native code (kernels/native.py).
 
     An edge is (thread, the caller's bin, the call's bin), a bin being `method * 2 +
-    recursive` and the caller's -1 for a root; its key is `(caller + 1) * 2 * n_methods +
-    callee`, found with its thread in a hash table (kernels/hashing.py). Returns each edge's
-    (key, thread), its sums (calls, time on the first clock, on the second) and the calls
-    counted per thread."""
-    table = Table(
-        np.full(2 * FIRST_EDGES, -1, dtype=np.int64),
-        np.empty((FIRST_EDGES, 2), dtype=np.int64),
-        np.zeros((FIRST_EDGES, 3), dtype=np.int64),
-    )
-    counted = np.zeros(n_threads, dtype=np.int64)
-    k = 0
-    for j in range(len(cut.lo)):
-        i = cut.lo[j]
-        while i < cut.hi[j]:
-            i, k, n = _edge_rows(i, j, calls, cut, times, table, k, 2 * n_methods)
-            counted[cut.thread[j]] += n
-            if k == len(table.keys):  # full: twice the room
-                table = grown(table, k)
-    return table.keys[:k].copy(), table.sums[:k].copy(), counted
+    recursive` and the caller's -1 for a root; its key is `(caller + 1) * width + callee`
+    (`width` twice the methods), found with its thread in the hash table
+    (kernels/hashing.py); its sums are its calls and its time on each clock."""
+    j, i, k = at[0], at[1], at[2]
+    while j < len(cut.lo) and k < len(table.keys):
+        i, k, n = _edge_rows(i, j, calls, cut, times, table, k, width)
+        counted[cut.thread[j]] += n
+        if i >= cut.hi[j]:
+            j += 1
+            if j < len(cut.lo):
+                i = cut.lo[j]
+    at[0], at[1], at[2] = j, i, k
 
 
 @njit
@@ -105,14 +99,3 @@ def _edge_rows(
             sums[edge, 2] += call_time(times.second, enter[i], leave[i], clip, b[4], b[5])
         i += 1
     return i, k, n
-
-
-def load() -> None:
-    """Load the kernels' machine code (numba's cache; compiled the first time) on tiny inputs
-    of the types a session passes, so the first range does not wait for it."""
-    one = np.array([0], dtype=np.int32)
-    calls = Calls(one, one, np.array([-1], np.int32), one + 1, one, one + 1, np.zeros(1, np.uint8))
-    times = np.array([0, 5], dtype=np.int64)
-    bounds = np.array([[0, 10, 0, 10, 0, 10]], dtype=np.int64)
-    rows = np.array([0], dtype=np.int64)
-    count_edges(calls, Cut(rows, rows + 1, rows, bounds, True, times), Times.of([times] * 2), 1, 1)
