@@ -1,7 +1,7 @@
 """First run: `traceview demo` from process start to its first screen drawn in Chromium, with
 numba's cache empty (as after a fresh install) and then warm.
 
-    python benchmarks/bench_firstrun.py [--rounds 3] [--trace PATH]
+    python benchmarks/bench_firstrun.py [--rounds 3] [--trace PATH] [--python PY]
 
 Each round starts `traceview demo --no-browser` (or `traceview PATH`) and headless Chromium at
 the same moment (Chromium's start counts, as when the command opens the browser itself),
@@ -9,9 +9,11 @@ opens the page as soon as the server prints its URL and waits until the timeline
 profile are drawn: the UI's ready flag, then every first-screen request answered (network
 idle). Prints seconds from start to: server ready, the last /api/timeline answer, the
 /api/profile answer, and drawn; the cold rounds use a fresh empty NUMBA_CACHE_DIR each, the
-warm ones a cache filled by a first run. Also prints the installed size of numba and
-llvmlite, and first Debian's dmtracedump on the same trace (the run's speed anchor). Targets
-(issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the test suite.
+warm ones a cache filled by a first run. `--python` runs the traceview of another install: a
+fresh `pip install .` in a virtual environment, whose wheel holds the native objects the
+install built (setup.py), is what a cold round of a user's first run is. Also prints the
+installed size of numba and llvmlite, and first Debian's dmtracedump on the same trace (the
+run's speed anchor). Targets (issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ from bench_viewer import CHROMIUM_ARGS
 from harness import anchor, load, machine
 
 
-def one(cache: str, trace: str | None) -> dict[str, float]:
+def one(python: str, cache: str, trace: str | None) -> dict[str, float]:
     """One first screen; seconds from start to each milestone."""
     from playwright.sync_api import Response, sync_playwright
 
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-    cmd = [sys.executable, "-m", "traceview", *([trace] if trace else ["demo"]), "--no-browser"]
+    cmd = [python, "-m", "traceview", *([trace] if trace else ["demo"]), "--no-browser"]
     seen: dict[str, float] = {}
     with sync_playwright() as p:
         t0 = time.perf_counter()
@@ -86,14 +88,16 @@ def settle() -> None:
         time.sleep(0.5)
 
 
-def installed(package: str) -> float:
-    """MB of an installed package's folder."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(package)
-    if spec is None or spec.origin is None:
+def installed(python: str, package: str) -> float:
+    """MB of a package's folder in the install of `python`."""
+    where = subprocess.run(
+        [python, "-c", f"import importlib.util as u; print(u.find_spec({package!r}).origin)"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not where:
         return float("nan")
-    root = Path(spec.origin).parent
+    root = Path(where).parent
     return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 1e6
 
 
@@ -102,22 +106,24 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--trace", default=None, help="a trace instead of the bundled demo")
+    ap.add_argument("--python", default=sys.executable, help="the install's interpreter")
     args = ap.parse_args(argv)
     print(machine())
     demo = Path(args.trace) if args.trace else files("traceview") / "data" / "demo.trace.gz"
     print(anchor(Path(str(demo)), rounds=5))
-    sizes = {p: installed(p) for p in ("numba", "llvmlite", "numpy", "traceview")}
+    print(f"install: {args.python}")
+    sizes = {p: installed(args.python, p) for p in ("numba", "llvmlite", "numpy", "traceview")}
     print("installed: " + ", ".join(f"{p} {mb:.0f} MB" for p, mb in sizes.items()))
     results: dict[str, list[dict[str, float]]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as warm_cache:
         for _ in range(args.rounds):
             with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as cold_cache:
-                results["cold"].append(one(cold_cache, args.trace))
+                results["cold"].append(one(args.python, cold_cache, args.trace))
                 settle()
             if not results["warm"]:
-                one(warm_cache, args.trace)  # fills the cache
+                one(args.python, warm_cache, args.trace)  # fills the cache
                 settle()
-            results["warm"].append(one(warm_cache, args.trace))
+            results["warm"].append(one(args.python, warm_cache, args.trace))
             settle()
             for kind in ("cold", "warm"):
                 r = results[kind][-1]

@@ -36,7 +36,7 @@ def time_range(calls: CallTable, lo: int, hi: int, clock: str | None = None) -> 
     call's ancestors overlap too, except above a zero-length call at `lo` that ends its
     caller: it goes under its nearest kept ancestor (as the viewer's `keep_calls` does)."""
     c = clock or range_clock(calls.trace)
-    return subset(calls, overlapping(calls.start(c), calls.end(c), lo, hi))
+    return subset(calls, overlapping(calls, c, lo, hi))
 
 
 def focus(calls: CallTable, methods: Iterable[int]) -> CallTable:

@@ -27,12 +27,14 @@ import numpy.typing as npt
 from traceview.analysis.axis import AXIS
 from traceview.analysis.calls import search_starts
 from traceview.analysis.kernels.columns import Cut
+from traceview.analysis.kernels.native import Native
 
 if TYPE_CHECKING:
     from traceview.analysis.calls import CallTable
 
 I64 = npt.NDArray[np.int64]
 _MIN, _MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+_overlapping = Native("edges", "overlapping")  # native code: no numba to import
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,7 +175,7 @@ def clipped_spans(
     the whole thread (for a table already cut to the rows near the range)."""
     cut = cut_thread(calls, t, clocks, range_clock, time_range)
     sel = slice(*(int(x) for x in calls.thread_ranges[t]))
-    keep = overlapping(calls.start(range_clock, sel), calls.end(range_clock, sel), *time_range)
+    keep = overlapping(calls, range_clock, *time_range, rows=sel)
     starts = {c: np.clip(calls.start(c, sel), *cut.clip[c]) for c in clocks}
     ends = {c: np.clip(calls.end(c, sel), *cut.clip[c]) for c in clocks}
     return starts, ends, keep
@@ -208,12 +210,16 @@ def _brackets(calls: CallTable, t: int, times: I64, first: int, last: int, x: in
     return [j] if after is None else [j, after]
 
 
-def overlapping(start: I64, end: I64, lo: int, hi: int) -> npt.NDArray[np.bool_]:
-    """The calls (entry and exit times) that overlap [lo, hi): starting before `hi` and
-    ending after `lo`, or of zero length inside [lo, hi) (`kernels.edges.kept`, per call)."""
-    out: npt.NDArray[np.bool_] = ((start < hi) & (end > lo)) | (
-        (start == end) & (start >= lo) & (start < hi)
-    )
+def overlapping(
+    calls: CallTable, clock: str, lo: int, hi: int, rows: slice | None = None
+) -> npt.NDArray[np.bool_]:
+    """Which calls (all, or the contiguous `rows`) overlap [lo, hi) on `clock`: starting before
+    `hi` and ending after `lo`, or of zero length inside [lo, hi) (`kernels.edges.kept`, the
+    rule every pass over a range applies)."""
+    a, b, _ = (slice(0, len(calls)) if rows is None else rows).indices(len(calls))
+    out = np.zeros(max(b - a, 0), dtype=bool)
+    cols = calls.columns
+    _overlapping(cols.enter_event, cols.exit_event, calls.trace.events.time(clock), lo, hi, a, out)
     return out
 
 

@@ -119,6 +119,7 @@ def _run_native_kernels(tmp: Path) -> None:
     import traceview.analysis.small as small
     import traceview.readers.v1.clocks as clocks
     from traceview.analysis.direct import direct_profile
+    from traceview.analysis.filters import time_range
     from traceview.analysis.session import Session
     from traceview.cli import main
     from traceview.readers import load
@@ -150,6 +151,7 @@ def _run_native_kernels(tmp: Path) -> None:
         s.profile(s.query(time_range=s.time_range((hi - lo) // 4, (hi - lo) // 2)))
         for each in s.trace.clocks:
             s.calls.excl(each)
+            time_range(s.calls, lo, (lo + hi) // 2, each)  # the overlap rule
         with open(os.devnull, "w") as out, contextlib.redirect_stdout(out):
             for command in (["-r", path], ["dmtracedump", path]):
                 main(command)

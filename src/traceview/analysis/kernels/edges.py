@@ -29,6 +29,17 @@ def kept(s: int, e: int, lo: int, hi: int) -> bool:
 
 
 @njit
+def overlapping(
+    enter: Ints, leave: Ints, times: I64, lo: int, hi: int, rows: int, out: npt.NDArray[np.bool_]
+) -> None:
+    """Whether each of the calls `rows`... (their `enter` and `leave` event rows, read on
+    `times`) overlaps [lo, hi) (`kept`), written into `out`. Allocates nothing: run as native
+    code (analysis/ranges.py `overlapping`)."""
+    for i in range(len(out)):
+        out[i] = kept(times[enter[rows + i]], times[leave[rows + i]], lo, hi)
+
+
+@njit
 def call_time(times: I64, enter: int, leave: int, clip: bool, lo: int, hi: int) -> int:
     """A call's time on one clock (`times` at its entry and exit event rows), with both ends
     clipped to [lo, hi] (`hi >= lo`) when `clip`."""
