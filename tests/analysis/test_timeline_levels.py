@@ -1,6 +1,8 @@
-"""The timeline's level indexes (compiled passes, kernels/levels.py) against the direct path
-and a brute-force oracle, on call trees hypothesis invents: equal timestamps, zero-length
-calls, calls on tile edges and at the very end, deep levels; plus what the index keeps."""
+"""The timeline's level indexes (native passes, kernels/levels.py) of a whole thread against
+those of a tile's own calls (what a tile of few calls takes), a brute-force oracle and the
+numpy rule such tiles once took (support/tile_runs.py), on call trees hypothesis invents:
+equal timestamps, zero-length calls, calls on tile edges and at the very end, deep levels;
+plus what the index keeps."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support import tile_runs
 from traceview.analysis.layout import timeline
 from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL, Tile, Timeline
 
@@ -105,6 +108,21 @@ def oracle(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: 
     return rects, [tuple(r) for r in runs]
 
 
+def numpy_runs(
+    calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int
+) -> list[tuple[int, int, int, int]]:
+    """The tile's runs by the numpy rule tiles of few calls once took (support/tile_runs.py):
+    its narrow calls, those starting in it."""
+    lo, hi = (int(x) for x in calls.thread_ranges[thread])
+    t0, t1, width = tl.bounds(level, tile)
+    s, e = calls.start[lo:hi], calls.end[lo:hi]
+    mine = (s >= t0) & (s < t1) & (e - s < width)
+    found = tile_runs.runs(
+        s[mine], e[mine], calls.depth[lo:hi][mine], tl.span_start, tile * BUCKETS, width
+    )
+    return sorted((int(d), int(f), int(g), int(c)) for d, f, g, c in zip(*found, strict=True))
+
+
 def as_oracle(tl: Timeline, t: Tile) -> tuple:
     _, _, width = tl.bounds(t.level, t.tile)
     base = t.tile * BUCKETS * width - (t.t0 - tl.span_start)
@@ -180,6 +198,7 @@ def test_level_indexes_match_direct_path_and_oracle(
                     # bucket grid disagree by under a nanosecond (runs are clamped to
                     # [t0, t1)): the oracle's bucket numbers are compared from 1 ns up
                     assert as_oracle(indexed, b) == oracle(calls, indexed, thread, level, tile)
+                    assert as_oracle(direct, a)[1] == numpy_runs(calls, direct, thread, level, tile)
 
 
 @settings(max_examples=300, deadline=None)

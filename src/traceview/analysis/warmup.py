@@ -12,12 +12,13 @@ kept short: one thread's timeline levels at a time, a few levels per pass.
 Order: the call table (keeping only the events' time columns, analysis/timecols.py), the
 default profile (the method colours and the table), the first timeline levels of every thread
 (the first paint), the merged tree of the whole trace (every clock's flame graph, top-down and
-bottom-up), then the deeper timeline levels, biggest thread first. The steps that run
-compiled kernels first call `session.before_kernels()` (the viewer waits there for the
-process filling numba's cache, cli/precompile.py). A small trace (analysis/small.py) stops
-after the numpy steps: its first screen needs no kernel, and loading numba (half a second,
-holding the interpreter) would only slow the first requests; a flame graph asked for later
-loads them then.
+bottom-up), then the deeper timeline levels, biggest thread first. The steps before the
+merged tree run native code only (the call table, the profile and the level indexes: shipped
+with the install, kernels/native.py); the tree's kernels run through numba, so the warm-up
+first calls `session.before_kernels()` (the viewer waits there for the process filling
+numba's cache, cli/precompile.py). A small trace (analysis/small.py) stops after its first
+screen's steps: loading numba (half a second, holding the interpreter) would only slow the
+first requests; a flame graph asked for later loads them then.
 """
 
 from __future__ import annotations
@@ -89,11 +90,11 @@ def warm(session: Session) -> None:
     tl = session.timeline()
     if is_small(len(session.calls), len(session.trace.threads)):
         return
-    session.before_kernels()
     order = tl.biggest_first()
     for t in order:
         step()
         tl.prepare(t, FIRST_LEVELS)
+    session.before_kernels()
     step()
     session.top_down(session.query())
     for levels in LEVEL_STEPS:

@@ -68,7 +68,6 @@ def compile_all() -> None:
     import traceview.analysis.small as small
     import traceview.readers.v1.clocks as clocks
     from traceview.analysis.direct import direct_profile
-    from traceview.analysis.kernels import levels
     from traceview.analysis.session import Session
     from traceview.readers import load
     from traceview.synth import generate
@@ -85,7 +84,6 @@ def compile_all() -> None:
     s.flame(q, "graph")
     s.flame(q, "bottomup")
     s.timeline().tile(0, 0, 0)
-    levels.load()
     lo, hi = s.span
     ranged = s.query(time_range=s.time_range((hi - lo) // 4, (hi - lo) // 2))
     s.profile(ranged)
@@ -149,6 +147,8 @@ def _run_native_kernels(tmp: Path) -> None:
         s.profile(s.query())
         lo, hi = s.span
         s.profile(s.query(time_range=s.time_range((hi - lo) // 4, (hi - lo) // 2)))
+        for t in range(len(s.trace.threads)):  # (a tile's index: a thread's, typed alike)
+            s.timeline().tile(t, 0, 0)
         for each in s.trace.clocks:
             s.calls.excl(each)
             time_range(s.calls, lo, (lo + hi) // 2, each)  # the overlap rule

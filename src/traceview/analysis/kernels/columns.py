@@ -158,3 +158,46 @@ __all__ = [
     "Times",
     "Walk",
 ]
+
+
+class Lane(NamedTuple):
+    """One thread's calls as the timeline's level pass reads them (kernels/levels.py), in
+    pre-order: each call's `start` time, its `exit_event` row (its end is
+    `times[exit_event[i]]`, the events' time column) and `depth`."""
+
+    start: Ints
+    exit_event: Ints
+    depth: Ints
+    times: I64
+
+
+class Grid(NamedTuple):
+    """The timeline levels a pass builds over `[origin, origin + span)`: `levels` (level
+    numbers, increasing), their bucket `widths` (ns) and `scales` (2 ** (level - the first
+    level))."""
+
+    origin: int
+    span: int
+    levels: I64
+    widths: npt.NDArray[np.float64]
+    scales: npt.NDArray[np.float64]
+
+
+class Open(NamedTuple):
+    """The level pass's state between its calls, per (level index, depth): the open run's
+    tile (-1: none), first and last bucket in the tile and calls; per level index the tile
+    of the last call and where the next tile starts."""
+
+    tile: I64
+    first: I64
+    last: I64
+    calls: I64
+    cur_tile: I64
+    next_t0: I64
+
+    @staticmethod
+    def empty(n_levels: int, n_depths: int) -> Open:
+        n = n_levels * n_depths
+        z = [np.zeros(n, dtype=np.int64) for _ in range(3)]
+        lv = [np.zeros(n_levels, dtype=np.int64) for _ in range(2)]
+        return Open(np.full(n, -1, dtype=np.int64), *z, *lv)

@@ -4,8 +4,9 @@ The viewer's timeline asks for one tile at a time: the trace span split into `2*
 of 1024 buckets. Calls at least one bucket wide come back as rectangles; narrower ones are
 merged, per depth, into runs of adjacent busy buckets. Everything is a binary search on the
 calls' starts (pre-order is chronological within a thread), so a tile never walks a whole
-thread: small ranges are cut out directly, large ones come from per-level indexes built once
-by the compiled passes of `kernels/levels.py` (imported only then: it imports numba). A thread's
+thread: a tile of few calls is answered from the index of its own calls, a larger one from
+per-level indexes built once per thread (analysis/layout/levelindex.py: native passes, no
+numba imported). A thread's
 lane keeps views, not copies: the call table's columns and the events' time column, from
 which a start or an end is read when asked for (a lane's starts are gathered only while its
 level indexes are built). Times here are int64 ns on one
@@ -24,6 +25,7 @@ import numpy.typing as npt
 
 from traceview.analysis.calls import gather, search_starts
 from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
+from traceview.analysis.layout import levelindex
 from traceview.analysis.workers import default_workers, parallel_map
 
 I64 = npt.NDArray[np.int64]
@@ -76,7 +78,7 @@ class Tile:
 
 @dataclass
 class _Level:
-    """Per-level index of one thread (built by `_levels.build`): wide calls (local rows, in
+    """Per-level index of one thread (built by `levelindex.build`): wide calls (local rows, in
     time order) and narrow runs, grouped by depth (`depth_at`) and in time order within one."""
 
     wide: I32 | I64
@@ -159,26 +161,18 @@ class Timeline:
         a, b = self._search(lane, t0), self._search(lane, t1)
         stack = self._stack_at(lane, a, t0)
         st = stack[(self._end(lane, stack) - self._start(lane, stack)) >= width]
-        if b - a <= DIRECT_LIMIT:
-            # a narrow call belongs to the tile it starts in (as in the level indexes)
-            rows = np.arange(a, b, dtype=np.int64)
-            wide_mask = (self._end(lane, rows) - self._start(lane, rows)) >= width
-            rects = np.concatenate([st, rows[wide_mask]])
-            m_depth, m_first, m_last, m_count = self._runs(
-                lane, rows[~wide_mask], tile * BUCKETS, width
-            )
+        if b - a <= DIRECT_LIMIT:  # the index of the tile's own calls (they start in it)
+            part = slice(a, b)
+            lv = _Level(*self._index(lane, [level], part, self._start(lane, part))[0])
+            rects = np.concatenate([st, lv.wide.astype(np.int64) + a])
         else:
             lv = self._level(lane, level)
             # wide rows are in time order, so the tile's are those of its rows [a, b)
             lo, hi = np.searchsorted(lv.wide, [a, b], side="left")
             rects = np.concatenate([st, lv.wide[lo:hi]])
-            from traceview.analysis.kernels import (
-                levels as _levels,  # compiled kernels: numba, when used
-            )
-
-            m_depth, m_first, m_last, m_count = _levels.cut(
-                lv.depth_at, lv.run_first, lv.run_last, lv.run_count, tile
-            )
+        m_depth, m_first, m_last, m_count = levelindex.cut(
+            lv.depth_at, lv.run_first, lv.run_last, lv.run_count, tile
+        )
         base = tile * BUCKETS * width - (t0 - self.span_start)  # bucket 0, relative to t0
         truncated = False
         if len(rects) > MAX_ITEMS:
@@ -320,22 +314,25 @@ class Timeline:
         lock); `starts`, the lane's start times, are gathered for the pass when not given."""
         if not wanted:
             return
-        from traceview.analysis.kernels import (
-            levels as _levels,  # compiled kernels: numba, when used
-        )
+        whole = slice(0, len(lane.enter_event))
+        built = self._index(lane, wanted, whole, self._starts(lane) if starts is None else starts)
+        for level, index in zip(wanted, built, strict=True):
+            lane.levels[level] = _Level(*index)
 
-        span = self.span_end - self.span_start
-        built = _levels.build(
-            self._starts(lane) if starts is None else starts,
+    def _index(
+        self, lane: _Lane, levels: list[int], rows: slice, starts: I64
+    ) -> list[levelindex.Index]:
+        """The indexes of `levels` of the lane's calls `rows` (`starts`: their start times):
+        `levelindex.build`, local rows counted from `rows.start`."""
+        return levelindex.build(
+            starts,
             self._times,
-            lane.exit_event,
-            lane.depth,
+            lane.exit_event[rows],
+            lane.depth[rows],
             self.span_start,
-            span,
-            wanted,
+            self.span_end - self.span_start,
+            levels,
         )
-        for lv, (wide, depth_at, first, last, count) in zip(wanted, built, strict=True):
-            lane.levels[lv] = _Level(wide, depth_at, first, last, count)
 
     def _rows_of(self, thread: int, method: int) -> tuple[I64, I64, I64]:
         """Starts and ends of `method`'s calls in a thread, and the running maximum of the
@@ -371,28 +368,3 @@ class Timeline:
             up = int(self._parent[lane.row0 + row])
             row = up - lane.row0 if up >= 0 else -1
         return np.array(out[::-1], dtype=np.int64)
-
-    def _runs(self, lane: _Lane, rows: I64, offset: int, width: float) -> tuple[I64, I64, I64, I64]:
-        """Merge narrow calls (local rows) into per-depth runs of busy buckets of one tile.
-
-        Buckets are counted from the span start (as in the level indexes) minus `offset`.
-        """
-        if not len(rows):
-            z = np.zeros(0, dtype=np.int64)
-            return z, z, z, z
-        origin = self.span_start
-        start, end = self._start(lane, rows), self._end(lane, rows)
-        first = ((start - origin) / width).astype(np.int64) - offset
-        last = ((np.maximum(end - 1, start) - origin) / width).astype(np.int64)
-        np.clip(first, 0, BUCKETS - 1, out=first)
-        last = np.clip(last - offset, first, BUCKETS - 1)
-        depth = lane.depth[rows].astype(np.int64)
-        key_first = depth * BUCKETS + first
-        busy = np.unique(np.concatenate([key_first, depth * BUCKETS + last]))
-        new = np.ones(len(busy), dtype=bool)
-        new[1:] = (busy[1:] != busy[:-1] + 1) | (busy[1:] % BUCKETS == 0)
-        run_of_busy = np.cumsum(new) - 1
-        heads = np.flatnonzero(new)
-        tails = np.append(heads[1:], len(busy)) - 1
-        count = np.bincount(run_of_busy[np.searchsorted(busy, key_first)], minlength=len(heads))
-        return busy[heads] // BUCKETS, busy[heads] % BUCKETS, busy[tails] % BUCKETS, count
