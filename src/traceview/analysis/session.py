@@ -391,8 +391,8 @@ class Session:
         a request is answered (analysis/warmup.py; the viewer marks its requests with
         `gate.serving()`); run in the background once the server is ready. Before its first
         step through numba (the merged tree) it calls `before_kernels` (the viewer waits there
-        for the process filling numba's cache). Not `excl` (two int64 columns per call, 530 MB at 70M records): a
-        call look-up computes its subtree's."""
+        for the process filling numba's cache). Not `excl` (two int64 columns per call, 530
+        MB at 70M records): a call look-up computes its subtree's."""
         warm(self)
 
     # -- the selection -----------------------------------------------------------------------
