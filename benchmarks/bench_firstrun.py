@@ -13,7 +13,8 @@ warm ones a cache filled by a first run. `--python` runs the traceview of anothe
 fresh `pip install .` in a virtual environment, whose wheel holds the native objects the
 install built (setup.py), is what a cold round of a user's first run is. Also prints the
 installed size of numba and llvmlite, and first Debian's dmtracedump on the same trace (the
-run's speed anchor). Targets (issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the test suite.
+run's speed anchor). Targets (issue 23): drawn <= 3 s cold, <= 1.5 s warm. Not part of the
+test suite.
 """
 
 from __future__ import annotations
