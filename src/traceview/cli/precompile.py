@@ -19,13 +19,13 @@ import io
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from traceview.model import Clock, Trace
 
+PARTS = 2  # processes building the native objects at install (at most one per core)
 BIG_FILE = 4 << 20  # bytes: a trace this big (SMALL records of 14 bytes fill 1.8 MiB) is large
 
 
@@ -98,14 +98,21 @@ def build_native(dest: str) -> int:
     (setup.py) so that they ship with the package and no command compiles on its first run
     (the objects hold the host CPU in their key, so a wheel taken to another machine builds
     its own again). Run on every record layout and clock the writer makes, with few and many
-    threads, read whole and streamed. Returns the number of objects copied."""
+    threads, read whole and streamed, in a process per core (numba compiles on one).
+    Returns the number of objects copied; RuntimeError when a part fails."""
     import shutil
     import tempfile
-    from pathlib import Path
 
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["NUMBA_CACHE_DIR"] = tmp  # numba's own cache files stay out of `dest`
-        _run_native_kernels(Path(tmp))
+        env = {**os.environ, "NUMBA_CACHE_DIR": tmp}  # numba's own files stay out of `dest`
+        n = max(1, min(PARTS, os.cpu_count() or 1))
+        cmd = [sys.executable, "-m", "traceview.cli.precompile", "--native-part"]
+        parts = [
+            subprocess.Popen([*cmd, f"{k}/{n}", tmp], env=env, stdin=subprocess.DEVNULL)
+            for k in range(n)
+        ]
+        if [p.wait() for p in parts] != [0] * n:
+            raise RuntimeError("a part of the native build failed")
         built = sorted((Path(tmp) / "traceview" / "native").glob("*.o"))
         Path(dest).mkdir(parents=True, exist_ok=True)
         for f in built:
@@ -113,7 +120,9 @@ def build_native(dest: str) -> int:
     return len(built)
 
 
-def _run_native_kernels(tmp: Path) -> None:
+def _run_native_kernels(tmp: Path, part: int, parts: int) -> None:
+    """Part `part` of `parts` of `build_native`'s runs (the sizes are shared out: the
+    typings a layout gives differ by them), its traces written in `tmp`."""
     import traceview.analysis.small as small
     import traceview.readers.v1.clocks as clocks
     from traceview.analysis.direct import direct_profile
@@ -136,7 +145,9 @@ def _run_native_kernels(tmp: Path) -> None:
     ]
     # threads (1 or 2 bytes a thread row), methods declared (2 or 4 bytes a method row)
     sizes = [(threads, methods) for threads in (3, 300) for methods in (0, 0x8000)]
-    for (version, clock), (threads, methods) in [(lay, n) for lay in layouts for n in sizes]:
+    for (version, clock), (threads, methods) in [
+        (lay, n) for n in sizes[part::parts] for lay in layouts
+    ]:
         if version == 1 and threads > 255:
             continue  # (a V1 thread id is a byte)
         path = str(tmp / f"v{version}-{clock}-{threads}-{methods}.trace")
@@ -155,8 +166,9 @@ def _run_native_kernels(tmp: Path) -> None:
         with open(os.devnull, "w") as out, contextlib.redirect_stdout(out):
             for command in (["-r", path], ["dmtracedump", path]):
                 main(command)
-    lengths(b"\0\0\0\0", 0)  # simpleperf's length chain: a read-only buffer, and not
-    lengths(memoryview(bytearray(4)), 0)
+    if part == 0:
+        lengths(b"\0\0\0\0", 0)  # simpleperf's length chain: a read-only buffer, and not
+        lengths(memoryview(bytearray(4)), 0)
 
 
 def _mismatched(trace: Trace) -> Trace:
@@ -200,6 +212,10 @@ def _declaring(trace: Trace, n: int) -> Trace:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--native"]:
         sys.exit(0 if build_native(sys.argv[2]) else 1)
+    if sys.argv[1:2] == ["--native-part"]:
+        k, n = (int(x) for x in sys.argv[2].split("/"))
+        _run_native_kernels(Path(sys.argv[3]), k, n)
+        sys.exit(0)
     with contextlib.suppress(OSError):
         os.nice(10)  # behind the viewer's own work
     compile_all()
