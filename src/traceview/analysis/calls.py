@@ -45,10 +45,10 @@ from traceview.analysis.workers import parallel_map
 from traceview.model import Diagnostic, Trace, method_dtype
 
 I64 = npt.NDArray[np.int64]
-_exclusive_times = Native("exclusive", "exclusive_times")  # native code: no numba to import
 I32 = npt.NDArray[np.int32]
 IntArray = npt.NDArray[np.signedinteger]
 G = TypeVar("G", bound=np.generic)
+_exclusive_times = Native("exclusive", "exclusive_times")  # native code: no numba to import
 
 
 def search_starts(

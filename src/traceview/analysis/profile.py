@@ -32,8 +32,8 @@ from traceview.analysis.workers import default_workers, parallel_map, pieces
 from traceview.model import Diagnostic, Trace
 
 I64 = npt.NDArray[np.int64]
-_count_into = Native("edges", "count_into")  # native code: no numba to import
 Bools = npt.NDArray[np.bool_]
+_count_into = Native("edges", "count_into")  # native code: no numba to import
 
 
 @dataclass(frozen=True, eq=False)
