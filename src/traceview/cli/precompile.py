@@ -4,12 +4,13 @@ once a mid-sized file is loaded), so that after a fresh install the kernels comp
 other core while the trace loads and the first screen is drawn, never on the path of a
 request; with the cache already filled it only loads them (about a second of CPU) and exits.
 A small trace (the demo, a 1.2 MB recording of 70k records) starts none: its first screens
-need no kernel, and a later flame graph loads (or, the first time, compiles) its own.
+run native kernels only, and a later flame graph loads (or, the first time, compiles) its own.
 
 `python -m traceview.cli.precompile` runs the viewer's compiled passes once on a tiny
 generated trace read back through the reader, so each kernel is compiled for the argument
 types real traces give it (thread rows of one byte, 4-byte event rows, the reader's strided
-record fields).
+record fields). `python -m traceview.cli.precompile --native DEST` builds the native objects
+the install ships (`build_native`, run by setup.py).
 """
 
 from __future__ import annotations
@@ -93,8 +94,9 @@ def compile_all() -> None:
 
 def build_native(dest: str) -> int:
     """Build the native objects (analysis/kernels/native.py) of the kernels `-r`,
-    `dmtracedump`, `stats`, `info`, the call table and simpleperf's reader run, for the
-    argument types real traces give them, and copy them into `dest`: the install runs this
+    `dmtracedump`, `stats`, `info`, simpleperf's reader and the viewer's first screens (the
+    call table, the profiles, exclusive times, the timeline's levels) run, for the argument
+    types real traces give them, and copy them into `dest`: the install runs this
     (setup.py) so that they ship with the package and no command compiles on its first run
     (the objects hold the host CPU in their key, so a wheel taken to another machine builds
     its own again). Run on every record layout and clock the writer makes, with few and many
@@ -151,9 +153,13 @@ def _run_native_kernels(tmp: Path, part: int, parts: int) -> None:
         if version == 1 and threads > 255:
             continue  # (a V1 thread id is a byte)
         path = str(tmp / f"v{version}-{clock}-{threads}-{methods}.trace")
-        trace = generate(records=20 * threads + 4000, threads=threads, seed=1, clock=clock)
-        write(_declaring(_mismatched(trace), methods), path, variant="regular", version=version)
-        direct_profile(load(path))  # (with one thread repaired)
+        trace = _declaring(
+            generate(records=20 * threads + 4000, threads=threads, seed=1, clock=clock), methods
+        )
+        write(_mismatched(trace), path, variant="regular", version=version)
+        direct_profile(load(path))  # (a thread repaired)
+        write(trace, path, variant="regular", version=version)
+        direct_profile(load(path))
         s = Session(load(path))
         s.profile(s.query())
         lo, hi = s.span
@@ -174,11 +180,14 @@ def _run_native_kernels(tmp: Path, part: int, parts: int) -> None:
 def _mismatched(trace: Trace) -> Trace:
     """`trace` with its last exit naming another method than its enter (its thread is
     repaired: `direct._repaired`)."""
+    import dataclasses
+
     ev = trace.events
+    method = ev.method.copy()
     (exits,) = (ev.action == 1).nonzero()
     if len(exits) and len(trace.methods) > 1:
-        ev.method[exits[-1]] = (int(ev.method[exits[-1]]) + 1) % len(trace.methods)
-    return trace
+        method[exits[-1]] = (int(method[exits[-1]]) + 1) % len(trace.methods)
+    return dataclasses.replace(trace, events=dataclasses.replace(ev, method=method))
 
 
 def _declaring(trace: Trace, n: int) -> Trace:
