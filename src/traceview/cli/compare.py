@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from traceview.analysis.session import Session
 from traceview.cli import options
 from traceview.cli.diff import add_thresholds, thresholds
@@ -52,9 +50,8 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     limits = thresholds(args)
     release_freed_memory()
-    err = Console(stderr=True)
-    base = [load_with_progress(path, err, args) for path in args.baseline]
-    cand = [load_with_progress(path, err, args) for path in args.vs]
+    base = [load_with_progress(path, args) for path in args.baseline]
+    cand = [load_with_progress(path, args) for path in args.vs]
     if set(base[0].clocks).isdisjoint(cand[0].clocks):
         raise options.CliError("the two sides share no clock: they cannot be compared")
     rename = options.rename(args.mapping, base[0])

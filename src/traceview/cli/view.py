@@ -15,10 +15,8 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Callable
 from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from traceview.analysis.session import Session
 from traceview.cli import options, precompile
@@ -48,34 +46,41 @@ def has_display() -> bool:
     return True
 
 
-def load_with_progress(
-    path: str, console: Console, args: argparse.Namespace | None = None
-) -> Session:
-    """Load `path` into a Session, showing one progress step per phase on stderr."""
+def load_with_progress(path: str, args: argparse.Namespace | None = None) -> Session:
+    """Load `path` into a Session, showing one progress step per phase on stderr when it is a
+    terminal and the file is not small (`precompile.worth_it`: a small one loads in a
+    fraction of a second, and rich's import and refresh thread would only delay it)."""
+    if not (sys.stderr.isatty() and precompile.worth_it(path)):
+        return _load(path, args, lambda phase: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
-        console=console,
+        console=Console(stderr=True),
         transient=True,
     ) as bar:
         task = bar.add_task("opening", total=len(PHASES) - 1)
 
         def step(phase: str) -> None:
-            if phase in PHASES:
-                idx = PHASES.index(phase)
-                bar.update(task, description=phase, completed=idx)
+            bar.update(task, description=phase, completed=PHASES.index(phase))
 
-        step("reading")
-        session = options.open_trace(path, args)
-        step("building calls")
-        session.release_records()  # builds the call table, then keeps only the times
-        # the profile and the timeline index are built by the server's warm-up while the
-        # browser loads the page (about half a second of overlap on a 10M-record trace)
-        step("ready")
-        return session
+        return _load(path, args, step)
+
+
+def _load(path: str, args: argparse.Namespace | None, step: Callable[[str], None]) -> Session:
+    step("reading")
+    session = options.open_trace(path, args)
+    step("building calls")
+    session.release_records()  # builds the call table, then keeps only the times
+    # the profile and the timeline index are built by the server's warm-up while the
+    # browser loads the page (about half a second of overlap on a 10M-record trace)
+    step("ready")
+    return session
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -123,9 +128,8 @@ def main(argv: list[str]) -> int:
     # numba's cache filled on the other core while a big trace loads; a small one's first
     # screens need no kernel (analysis/small.py) and keep both cores
     compiling = precompile.start() if precompile.worth_it(args.trace) else None
-    err = Console(stderr=True)
     rename = options.rename(args.mapping)
-    session = load_with_progress(args.trace, err, args)
+    session = load_with_progress(args.trace, args)
     t = session.trace
     if compiling is None and precompile.needed(len(t.events), len(t.threads)):
         compiling = precompile.start()  # a mid-sized file: now that its records are known
