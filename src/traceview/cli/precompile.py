@@ -117,6 +117,8 @@ def build_native(dest: str) -> int:
             raise RuntimeError("a part of the native build failed")
         built = sorted((Path(tmp) / "traceview" / "native").glob("*.o"))
         Path(dest).mkdir(parents=True, exist_ok=True)
+        for old in Path(dest).glob("*.o"):  # (an earlier build's, of other sources)
+            old.unlink()
         for f in built:
             shutil.copyfile(f, Path(dest) / f.name)
     return len(built)
