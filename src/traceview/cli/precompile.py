@@ -127,6 +127,7 @@ def build_native(dest: str) -> int:
 def _run_native_kernels(tmp: Path, part: int, parts: int) -> None:
     """Part `part` of `parts` of `build_native`'s runs (the sizes are shared out: the
     typings a layout gives differ by them), its traces written in `tmp`."""
+    import traceview.analysis.kernels.native as native
     import traceview.analysis.small as small
     import traceview.readers.v1.clocks as clocks
     from traceview.analysis.direct import direct_profile
@@ -140,6 +141,7 @@ def _run_native_kernels(tmp: Path, part: int, parts: int) -> None:
 
     small.SMALL = -1  # the compiled passes even on these small traces
     clocks._SAMPLE = 0  # the reader's compiled decoding from the first record
+    native.SHIPPED = tmp / "none"  # every object built here, none taken from an earlier build
     layouts: list[tuple[int, Clock]] = [
         (1, "wall"),
         (1, "thread-cpu"),
