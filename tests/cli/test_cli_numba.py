@@ -1,11 +1,10 @@
 """numba (about 0.2 s to import) is loaded only by the work that compiles or runs kernels
 through numba's dispatcher: the event exports (chrome, speedscope) and the merged trees
 (folded, svg, pprof, `tree`, the viewer's flame graphs). The profile's commands (`info`,
-`stats`, `-r`, `dmtracedump`: the direct profile) on traces past `analysis.small.SMALL`
-records run its kernels from their cached machine code (analysis/kernels/native.py): numba
-only builds that once; smaller traces are counted by numpy; commands that analyse nothing
-start without it. Each case runs the CLI in a fresh interpreter and reports whether numba was
-imported."""
+`stats`, `-r`, `dmtracedump`: the direct profile) run its kernels from their machine code
+(analysis/kernels/native.py): numba only builds an object once, and a fresh install builds
+none (the install ships them: setup.py); commands that analyse nothing start without it.
+Each case runs the CLI in a fresh interpreter and reports whether numba was imported."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The viewer's start on a small trace (the demo): no progress bar, so rich is not imported
-(its import and refresh thread took ~70 ms of the first screen's path); a large file on a
-terminal still shows one."""
+(its import and its refresh thread sat on the first screen's path: benchmarks/RESULTS.md);
+a large file on a terminal still shows one."""
 
 from __future__ import annotations
 

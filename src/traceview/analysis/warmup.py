@@ -72,11 +72,11 @@ class Gate:
                 self._cond.notify_all()  # wakes `wait_for_waiter`
             self._cond.wait_for(lambda: self._serving == 0)
 
-    def wait_for_waiter(self, timeout: float) -> bool:
-        """Block until some background work has waited at least once (tests: the warm-up has
-        reached the gate while a request is held); False after `timeout` seconds."""
+    def wait_for_waiter(self) -> None:
+        """Block until some background work has waited at least once (tests: the warm-up,
+        whose first step is `idle`, has reached the gate while a request is held)."""
         with self._cond:
-            return self._cond.wait_for(lambda: self.waits > 0, timeout)
+            self._cond.wait_for(lambda: self.waits > 0)
 
 
 def warm(session: Session) -> None:

@@ -186,7 +186,7 @@ class Grid(NamedTuple):
 class Open(NamedTuple):
     """The level pass's state between its calls, per (level index, depth): the open run's
     tile (-1: none), first and last bucket in the tile and calls; per level index the tile
-    of the last call and where the next tile starts."""
+    of the last call and where the next tile starts (set by the pass's first call)."""
 
     tile: I64
     first: I64

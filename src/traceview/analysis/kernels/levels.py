@@ -25,11 +25,9 @@ import numpy.typing as npt
 
 from traceview.analysis.kernels.columns import Grid, Lane, Open
 from traceview.analysis.kernels.jit import njit
-from traceview.analysis.kernels.tiling import BUCKETS
+from traceview.analysis.kernels.tiling import BUCKETS, SHIFT
 
 Array = npt.NDArray[Any]
-
-SHIFT = 10  # log2(BUCKETS)
 
 
 @njit
@@ -91,6 +89,9 @@ def scan(lane: Lane, grid: Grid, state: Open, wide: Any, runs: Any, at: Any) -> 
     n_levels = len(levels)
     n_keys = len(k_open)
     i, n_wide, n_runs = at[0], at[1], at[2]
+    if i == 0:  # (the first call: where each level's second tile starts)
+        for j in range(n_levels):
+            next_t0[j] = tile_start(span, 1, levels[j])
     while i < len(start):
         if n_wide + n_levels > len(wide) or n_runs + 2 * n_levels > len(runs):
             break

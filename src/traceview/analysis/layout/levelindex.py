@@ -13,12 +13,11 @@ import numpy.typing as npt
 
 from traceview.analysis.kernels.columns import Grid, Lane, Open
 from traceview.analysis.kernels.native import Native
-from traceview.analysis.kernels.tiling import BUCKETS
+from traceview.analysis.kernels.tiling import BUCKETS, SHIFT
 
 Array = npt.NDArray[Any]
 Index = tuple[Array, Array, Array, Array, Array]  # wide rows, depth_at, first, last, count
 
-SHIFT = 10  # log2(BUCKETS): a packed run's bucket is `first << SHIFT | last - first`
 _scan = Native("levels", "scan")
 _place_wide = Native("levels", "place_wide")
 _place_runs = Native("levels", "place_runs")
@@ -47,7 +46,6 @@ def build(
     wd = np.array([span / float(BUCKETS << level) for level in levels], dtype=np.float64)
     scales = np.array([2.0 ** (level - levels[0]) for level in levels], dtype=np.float64)
     state = Open.empty(n_levels, n_depths)
-    state.next_t0[:] = [span >> level for level in levels]  # where each level's tile 1 starts
     room = 1024  # rows, doubled while the pass asks for more
     wide = np.empty(room, dtype=np.int64)
     runs = np.empty((room, 2), dtype=np.int64)
