@@ -128,9 +128,9 @@ print("numba" in sys.modules)
 """
 
 
-def probe(env: dict[str, str], *kernels: str, prelude: str = "") -> list[str]:
+def probe(env: dict[str, str], *kernels: str, prelude: str = "", after: str = "") -> list[str]:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
-    argv = [sys.executable, "-c", prelude + PROBE, *(kernels or ["summing"])]
+    argv = [sys.executable, "-c", prelude + PROBE + after, *(kernels or ["summing"])]
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
@@ -140,7 +140,75 @@ def test_a_cached_object_runs_without_importing_numba(tmp_path: Path) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     assert probe(dict(env)) == ["4950", "True"]  # built: numba compiled it
     assert len(list(tmp_path.glob("traceview/native/*.o"))) == 1
-    assert probe(dict(env)) == ["4950", "False"]  # loaded by llvmlite alone
+    assert probe(dict(env)) == ["4950", "False"]  # loaded without numba
+
+
+def test_a_cached_object_is_loaded_without_llvmlite(tmp_path: Path) -> None:
+    """Importing llvmlite and making its engine took 35–46 ms of a `traceview -r` run
+    (kernels/elf.py maps the object itself)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    probe(dict(env))
+    after = 'print("llvmlite" in sys.modules)'
+    assert probe(dict(env), "summing", "largest", after=after) == ["4950", "99", "True", "True"]
+    assert probe(dict(env), "summing", "largest", after=after) == ["4950", "99", "False", "False"]
+
+
+def cached_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """The object of `summing` on int64 arrays, built into a fresh cache."""
+    from traceview.analysis.kernels import native
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(native, "_PROCESS", native._Process())
+    assert Native("tests.support.native_kernels", "summing")(np.arange(4)) == 6
+    (cached,) = tmp_path.glob("traceview/native/*.o")
+    return cached.read_bytes().partition(b"\n")[2]
+
+
+def test_loaded_code_is_never_writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview.analysis.kernels import elf, native
+
+    obj = cached_object(tmp_path, monkeypatch)
+    (symbol,) = [
+        s.name for s in elf.symbols(obj, elf.sections(obj)) if s.name.startswith("traceview.")
+    ]
+    loaded = elf.load(obj, symbol, native._external)
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        span, perms = line.split()[:2]
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        if lo <= loaded.address < hi:
+            assert perms.startswith("r-x")
+            break
+    else:
+        pytest.fail("the code's pages are not mapped")
+
+
+def test_an_object_elf_does_not_handle_is_loaded_by_llvmlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import struct
+
+    from traceview.analysis.kernels import elf, native
+
+    obj = cached_object(tmp_path, monkeypatch)
+    heads = elf.sections(obj)
+    rela = next(h for h in heads if h.kind == 4 and h.size)
+    odd = bytearray(obj)
+    r_info = struct.unpack_from("<Q", odd, rela.offset + 8)[0]
+    struct.pack_into("<Q", odd, rela.offset + 8, (r_info & ~0xFFFFFFFF) | 42)  # GOTPCRELX
+    with pytest.raises(elf.Unsupported, match="relocation 42"):
+        elf.load(bytes(odd), "any", native._external)
+    arm = bytearray(obj)
+    struct.pack_into("<H", arm, 0x12, 183)  # EM_AARCH64
+    with pytest.raises(elf.Unsupported, match="machine"):
+        elf.load(bytes(arm), "any", native._external)
+
+    def unsupported(*_: object) -> elf.Loaded:
+        raise elf.Unsupported("as on arm64")
+
+    monkeypatch.setattr(elf, "load", unsupported)
+    monkeypatch.setattr(native, "_PROCESS", native._Process())
+    assert Native("tests.support.native_kernels", "summing")(np.arange(100)) == 4950
+    assert native._PROCESS.engine is not None  # llvmlite's
 
 
 def test_a_damaged_cache_file_is_built_again(tmp_path: Path) -> None:

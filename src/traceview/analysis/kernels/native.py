@@ -4,8 +4,9 @@
 Through numba's dispatcher, a process pays ~0.2 s to import numba and 10–50 ms to load each
 cached kernel (numba rebuilds its typing and runtime first) before any record is counted:
 45–65 % of Debian's whole dmtracedump run at 10M records (benchmarks/RESULTS.md). Here a
-kernel's machine code is kept as an object file and loaded by llvmlite alone (~0.03 s once,
-then ~1 ms a kernel), then called through ctypes, which lets go of the GIL meanwhile.
+kernel's machine code is kept as an object file, mapped into memory by kernels/elf.py (well
+under a millisecond a kernel; llvmlite's engine where that cannot: ~0.04 s once, then ~1 ms a
+kernel), then called through ctypes, which lets go of the GIL meanwhile.
 
 `Native(module, name)` is the njit kernel `name` of `traceview.analysis.kernels.<module>` (or
 of the dotted `module`), called with the same arguments: arrays, ints, bools and (named)
@@ -186,11 +187,12 @@ def digest(text: str) -> str:
 
 class _Process:
     """This process's machine-code state (no trace data): the stamp of what objects depend
-    on, llvmlite's engine and the objects its code lives in."""
+    on, the objects its code lives in and, when used, llvmlite's engine."""
 
     def __init__(self) -> None:
         self.stamp = ""
-        self.engine: Any = None
+        self.engine: Any = None  # (llvmlite's, where kernels/elf.py cannot load an object)
+        self.libc: ctypes.CDLL | None = None
         self.objects: list[Any] = []
         self.entries: dict[tuple[str, str, str], Entry] = {}
 
@@ -213,12 +215,31 @@ def _stamp() -> str:
             except OSError:  # (no version file: this install itself)
                 st = origin.stat() if origin else None
                 h.update(f"{package}:{origin}:{st and (st.st_size, st.st_mtime_ns)}".encode())
-        llvm = llvm_binding()
-        h.update(
-            llvm.get_host_cpu_name().encode() + llvm.get_host_cpu_features().flatten().encode()
-        )
+        h.update(_cpu())
         _PROCESS.stamp = h.hexdigest()[:16]
     return _PROCESS.stamp
+
+
+_CPU_FIELDS = {  # /proc/cpuinfo's lines naming the CPU and its features (x86, arm64)
+    "vendor_id", "cpu family", "model", "model name", "flags",
+    "CPU implementer", "CPU architecture", "CPU variant", "CPU part", "Features",
+}  # fmt: skip
+
+
+def _cpu() -> bytes:
+    """The host CPU the objects are built for: its name and features as Linux lists them for
+    the first processor (read without importing llvmlite), else as LLVM finds them."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            first = f.read(1 << 16).split(b"\n\n", 1)[0].decode(errors="replace")
+    except OSError:
+        first = ""
+    named = [line for line in first.splitlines() if line.partition(":")[0].strip() in _CPU_FIELDS]
+    if named:
+        return "\n".join([os.uname().machine, *named]).encode()
+    llvm = llvm_binding()
+    found: str = llvm.get_host_cpu_name() + llvm.get_host_cpu_features().flatten()
+    return found.encode()
 
 
 def module_path(module: str) -> str:
@@ -267,7 +288,7 @@ def _store(path: Path, data: bytes) -> None:
             os.unlink(tmp)
 
 
-# loading: llvmlite alone
+# loading: without llvmlite where kernels/elf.py can, else with llvmlite alone
 
 
 def llvm_binding() -> Any:
@@ -275,7 +296,39 @@ def llvm_binding() -> Any:
 
 
 def _load(obj: bytes, externals: list[str], symbol: str) -> int:
-    """Add the object to the process's engine and return the address of `symbol`."""
+    """Load the object and return the address of `symbol`."""
+    from traceview.analysis.kernels import elf
+
+    try:
+        loaded = elf.load(obj, symbol, _external)
+    except elf.Unsupported:
+        return _load_with_llvm(obj, externals, symbol)
+    _PROCESS.objects.append(loaded)
+    return loaded.address
+
+
+def _external(name: str) -> int:
+    """The address of a symbol an object calls: the C library's, or the runtime's stub."""
+    if name == STUB:
+        address = ctypes.cast(_NO_RUNTIME, ctypes.c_void_p).value
+    else:
+        try:
+            address = ctypes.cast(getattr(_libc(), name), ctypes.c_void_p).value
+        except AttributeError:
+            address = None
+    if not address:
+        raise NativeError(f"a cached kernel object calls {name}, not in the C library")
+    return address
+
+
+def _libc() -> ctypes.CDLL:
+    if _PROCESS.libc is None:
+        _PROCESS.libc = ctypes.CDLL(None)
+    return _PROCESS.libc
+
+
+def _load_with_llvm(obj: bytes, externals: list[str], symbol: str) -> int:
+    """Add the object to the process's llvmlite engine and return the address of `symbol`."""
     llvm = llvm_binding()
     if _PROCESS.engine is None:
         llvm.initialize_native_target()
@@ -283,13 +336,8 @@ def _load(obj: bytes, externals: list[str], symbol: str) -> int:
         machine = llvm.Target.from_default_triple().create_target_machine(jit=True)
         _PROCESS.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine = _PROCESS.engine
-    libc = ctypes.CDLL(None)
     for name in externals:
-        if name == STUB:
-            address = ctypes.cast(_NO_RUNTIME, ctypes.c_void_p).value
-        else:
-            address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
-        llvm.add_symbol(name, address)
+        llvm.add_symbol(name, _external(name))
     ref = llvm.ObjectFileRef.from_data(obj)
     _PROCESS.objects.append(ref)
     engine.add_object_file(ref)

@@ -10,7 +10,6 @@ import ctypes
 import hashlib
 import importlib
 import json
-import struct
 from typing import Any
 
 import numpy as np
@@ -166,22 +165,13 @@ def _viewer(array_type: Any) -> Any:
 
 def undefined(obj: bytes) -> list[str]:
     """The symbols an ELF64 little-endian object uses but does not define."""
-    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-        raise NotHere("native kernels need ELF64 little-endian objects (Linux x86-64, arm64)")
-    (shoff,) = struct.unpack_from("<Q", obj, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
-    names: list[str] = []
-    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
-        if kind != 2:  # SHT_SYMTAB
-            continue
-        strtab = sections[link]
-        strings = obj[strtab[4] : strtab[4] + strtab[5]]
-        for at in range(offset, offset + size, entsize):
-            name, _, _, shndx = struct.unpack_from("<IBBH", obj, at)
-            if shndx == 0 and name:
-                names.append(strings[name : strings.index(b"\0", name)].decode())
-    return sorted(set(names))
+    from traceview.analysis.kernels import elf
+
+    try:
+        return elf.undefined(obj)
+    except elf.Unsupported as e:
+        need = "native kernels need ELF64 little-endian objects (Linux x86-64, arm64)"
+        raise NotHere(need) from e
 
 
 __all__ = ["build", "kernel", "undefined"]
