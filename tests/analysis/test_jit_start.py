@@ -55,3 +55,27 @@ def test_a_compilation_after_a_cached_load_still_works(tmp_path: Path) -> None:
     out = run(tmp_path, "compile")
     assert out[:3] == ["4", "5", "False"]
     assert float(out[3]) == 10.0**0.5
+
+
+def test_a_stale_index_naming_a_class_gone_since_is_a_cache_miss(tmp_path: Path) -> None:
+    """numba unpickles a kernel's cache index before checking it is fresh: an index left by
+    an older traceview whose kernel types name a class since renamed or removed (an upgrade
+    over a cache kept in `__pycache__` or NUMBA_CACHE_DIR) made every use of the kernel fail
+    with AttributeError instead of compiling it again."""
+    import pickle
+    import types
+
+    run(tmp_path, "load")
+    (index,) = tmp_path.rglob("hashing.grown-*.nbi")
+    with index.open("rb") as f:
+        version = pickle.load(f)
+    gone = types.ModuleType("traceview_gone")
+    gone.Gone = type("Gone", (), {"__module__": "traceview_gone"})  # type: ignore[attr-defined]
+    sys.modules["traceview_gone"] = gone
+    try:
+        stale = pickle.dumps(("old stamp", {gone.Gone(): "grown-0.nbc"}))  # type: ignore[attr-defined]
+    finally:
+        del sys.modules["traceview_gone"]
+    index.write_bytes(pickle.dumps(version) + stale)
+    assert run(tmp_path, "load") == ["4", "5", "True"]  # compiled again
+    assert run(tmp_path, "load") == ["4", "5", "False"]  # and its new index loads

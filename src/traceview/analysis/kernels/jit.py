@@ -58,6 +58,33 @@ def _registries_when_compiling() -> None:
 _registries_when_compiling()
 
 
+def _stale_index_is_a_miss() -> None:
+    """Read a kernel's cache index that no longer unpickles as no index: numba unpickles it
+    before checking that it is fresh, so an index an older traceview left (in `__pycache__`,
+    or NUMBA_CACHE_DIR, across an upgrade) whose kernel types name a class since renamed or
+    removed failed every use of the kernel. numba then compiles it and writes a new index
+    (tests/analysis/test_jit_start.py)."""
+    import importlib
+    import pickle
+
+    try:
+        index_file = importlib.import_module("numba.core.caching").IndexDataCacheFile
+        load = index_file._load_index
+    except (ImportError, AttributeError):
+        return
+
+    def loading(self: Any) -> Any:
+        try:
+            return load(self)
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+            return {}
+
+    index_file._load_index = loading
+
+
+_stale_index_is_a_miss()
+
+
 def njit(f: F) -> F:
     """`f` compiled by numba (nopython, nogil, cached), with its signature kept for mypy.
     Without a writable cache folder (a read-only install and home) numba refuses to cache:
