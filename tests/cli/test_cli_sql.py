@@ -227,3 +227,30 @@ def test_errors_are_one_line_and_exit_2(
     monkeypatch.setitem(sys.modules, "duckdb", None)
     code, _, err = sql(capsys, str(path), "SELECT 1")
     assert code == 2 and "pip install 'traceview[data]'" in err
+
+
+def test_a_file_rewritten_in_place_with_its_times_put_back_is_hashed_again(
+    tmp_path: Path, cache: Path
+) -> None:
+    """The digest of a trace is remembered by the file's stamp (`readers.files.stamp`): the
+    same inode, size and modification time after a rewrite in place (a copy tool keeping
+    times) gave the digest of the bytes it held before, and with it the tables of another
+    trace. The change time, which nothing but the kernel sets, tells them apart."""
+    import os
+
+    from traceview.cli.sql import digest_of
+
+    path = tmp_path / "a.trace"
+    path.write_bytes(b"first bytes")
+    before = os.stat(path)
+    first = digest_of(path)
+    with path.open("r+b") as f:  # the same inode and size
+        f.write(b"other")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    assert digest_of(path) != first

@@ -49,6 +49,7 @@ from traceview.dataset.keys import process_id
 from traceview.exporters import get
 from traceview.exporters.bigtable import print_grid
 from traceview.model import printable, visible
+from traceview.readers.files import stamp
 
 EXTRA = "traceview sql needs duckdb and pyarrow: pip install 'traceview[data]'"
 
@@ -203,16 +204,15 @@ def tables_of(path: str, index: int, scratch: Path, args: argparse.Namespace) ->
 
 
 def digest_of(path: Path) -> str:
-    """The SHA-256 of the file's bytes, remembered per file identity (real path, size,
-    mtime in ns, inode) in `<cache>/paths/`, so a thousand unchanged traces are not read
+    """The SHA-256 of the file's bytes, remembered per file identity (its real path and
+    `readers.files.stamp`) in `<cache>/paths/`, so a thousand unchanged traces are not read
     again on every query (1.3 GB of traces take ~2 s to hash on one core)."""
-    st = path.stat()
-    stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}"
+    known_as = ":".join(map(str, stamp(path) or ()))  # (no file: its open below says so)
     real = os.path.realpath(path).encode("utf-8", "surrogateescape")
     note = cache_root() / "paths" / hashlib.sha256(real).hexdigest()
     try:
         known, _, digest = note.read_text().partition(" ")
-        if known == stamp and len(digest) == 64:
+        if known == known_as and len(digest) == 64:
             return digest
     except (OSError, ValueError):
         pass
@@ -221,7 +221,7 @@ def digest_of(path: Path) -> str:
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
         tmp = note.with_name(f".{note.name}.{os.getpid()}")
-        tmp.write_text(f"{stamp} {digest}")
+        tmp.write_text(f"{known_as} {digest}")
         tmp.replace(note)
     except OSError:
         pass  # a read-only cache still works, only slower

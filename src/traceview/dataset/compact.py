@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +30,12 @@ from traceview.dataset.layout import ALL_TABLES, check, file_schema, table_files
 from traceview.dataset.parts import Parts
 from traceview.dataset.publish import Writer, locked, recover
 from traceview.model import printable
+from traceview.readers.files import stamp
 
 SMALL_PART = 128 << 20  # bytes: a part this size or larger is left as it is
 FANIN = 8  # parts of one size tier merged at once after an add
 TIER_BASE = 64 << 10  # bytes: tier 0 holds the parts under TIER_BASE * FANIN
 WHAT = "a traceview dataset"
-Stamp = tuple[int, int, int]  # inode, size, modification time (ns)
 
 
 @dataclass
@@ -101,7 +100,7 @@ def _merge(root: Path, folder: Path, sources: list[Path]) -> int:
     """Merge `sources` (parts of one partition folder) into the fewest parts and publish
     them in their place; the parts merged away (0 when a source changed meanwhile)."""
     table = folder.parts[0]
-    stamps = {f: _stamp(f) for f in sources}
+    stamps = {f: stamp(f) for f in sources}
     with Writer(root) as writer:
         parts = Parts(writer.staging, f"{writer.name}-c")
         try:
@@ -114,7 +113,7 @@ def _merge(root: Path, folder: Path, sources: list[Path]) -> int:
             raise
         with locked(root):
             recover(root)
-            if any(_stamp(f) != stamps[f] for f in sources):
+            if any(stamp(f) != stamps[f] for f in sources):
                 return 0  # taken by another compactor, or rewritten by `rm`: left as it is
             deletes = [f.relative_to(root) for f in sources]
             writer.publish([(p, p) for p in written], deletes, ())
@@ -125,14 +124,6 @@ def _partition(folder: Path) -> tuple[str, str, str]:
     """(app, build, date) of a partition folder `<table>/app=…/build=…/date=…`."""
     values = [p.split("=", 1)[1] for p in folder.parts[1:4]]
     return values[0], values[1], values[2]
-
-
-def _stamp(path: Path) -> Stamp | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _merged(table: str, sources: list[Path]) -> Iterable[Any]:

@@ -30,6 +30,21 @@ STDIN = "-"
 _STEP = 1 << 20
 
 
+Stamp = tuple[int, int, int, int, int]  # device, inode, size, modification and change times (ns)
+
+
+def stamp(path: str | os.PathLike[str]) -> Stamp | None:
+    """What tells that the file at `path` changed (or was replaced) since it was last seen:
+    its device, inode, size and modification and change times in ns; None when there is no
+    file. The one rule for every cache of what a file held (`sql`'s digests, the dataset's
+    compaction, the service's mapping files)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def escape(path: str | os.PathLike[str]) -> str:
     """`path` for one line of text: control characters and undecodable bytes as `\\xNN`
     (`model.printable`, the rule every output shares)."""

@@ -29,6 +29,7 @@ import anyio
 from traceview.dataset import labels as labelling
 from traceview.dataset.publish import fsync_dir, write_atomic
 from traceview.model import printable
+from traceview.readers.files import stamp
 from traceview.service.staging import clean_name
 from traceview.service.store import Store, TraceRecord, valid_id
 
@@ -117,11 +118,8 @@ class Feed:
     def _state(self, trace_id: str) -> tuple[dict[str, str], list[int] | None]:
         """The run's labels and its mapping file's identity (None: no mapping) now."""
         labels = dict(labelling.check(self.store.labels(trace_id)))
-        try:
-            st = self.store.mapping_path(trace_id).stat()
-        except FileNotFoundError:
-            return labels, None
-        return labels, [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        mapping = stamp(self.store.mapping_path(trace_id))
+        return labels, list(mapping) if mapping is not None else None
 
     def _add(
         self,
