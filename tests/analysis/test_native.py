@@ -201,6 +201,13 @@ def test_an_object_elf_does_not_handle_is_loaded_by_llvmlite(
     struct.pack_into("<H", arm, 0x12, 183)  # EM_AARCH64
     with pytest.raises(elf.Unsupported, match="machine"):
         elf.load(bytes(arm), "any", native._external)
+    with pytest.raises(elf.Unsupported, match="past the object's end"):
+        elf.load(obj[: len(obj) // 2], "any", native._external)  # (its checksum caught it first)
+    table = next(h for h in heads if h.kind == 2)  # the symbol table
+    named = bytearray(obj)
+    struct.pack_into("<I", named, table.offset + table.entsize, 1 << 30)  # a name past its table
+    with pytest.raises(elf.Unsupported, match="malformed"):
+        elf.load(bytes(named), "any", native._external)
 
     def unsupported(*_: object) -> elf.Loaded:
         raise elf.Unsupported("as on arm64")

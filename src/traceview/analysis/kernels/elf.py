@@ -97,7 +97,17 @@ class Loaded(NamedTuple):
 
 def load(obj: bytes, symbol: str, resolve: Callable[[str], int]) -> Loaded:
     """Map the object, its undefined symbols' addresses given by `resolve`, and return where
-    `symbol` is (see the module docstring)."""
+    `symbol` is (see the module docstring); Unsupported also for an object that does not
+    parse."""
+    try:
+        return _mapped(obj, symbol, resolve)
+    except Unsupported:
+        raise
+    except (struct.error, IndexError, KeyError, ValueError) as e:  # (UnicodeDecodeError too)
+        raise Unsupported(f"a malformed object: {e}") from e
+
+
+def _mapped(obj: bytes, symbol: str, resolve: Callable[[str], int]) -> Loaded:
     (machine,) = struct.unpack_from("<H", obj, 0x12)
     if machine != X86_64:
         raise Unsupported(f"machine {machine}")
