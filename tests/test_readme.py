@@ -78,8 +78,8 @@ def test_sql_examples_run_on_the_demo(
         assert out.strip()
     # the cross-run example has one row per run
     code = main(shlex.split(commands[1])[1:])
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == "trace,main_cpu" and sorted(r.split(",")[0] for r in out[1:]) == [
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "trace,main_cpu" and sorted(r.split(",")[0] for r in lines[1:]) == [
         "runs/a.trace",
         "runs/b.trace",
     ]

@@ -269,13 +269,14 @@ def test_no_engine_module_keeps_a_cache_of_its_own() -> None:
     plain numbers only, such as a critical value, holds no trace and is allowed)."""
     found = []
     for path, tree in _modules():
-        numeric = set()  # memos of pure number functions (critical values): no trace state
+        # memos of pure number functions (critical values): no trace state
+        numeric: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and all(
                 a.annotation is not None and ast.unparse(a.annotation) in ("int", "float")
                 for a in node.args.args
             ):
-                numeric.update(id(d) for d in ast.walk(ast.Module(node.decorator_list, [])))
+                numeric.update(id(d) for dec in node.decorator_list for d in ast.walk(dec))
         for node in ast.walk(tree):
             if id(node) in numeric:
                 continue

@@ -224,7 +224,7 @@ def test_stacks_deeper_than_65535_levels() -> None:
     trace = make_trace([(1, "enter", "a.A.f", 0, 0)])
     ev = trace.events
     trace.events = type(ev)(
-        thread=np.zeros(2 * depth, dtype=ev.thread.dtype),
+        thread=np.zeros_like(ev.thread.repeat(2 * depth)),
         method=np.zeros(2 * depth, dtype=np.int32),
         action=np.where(enter, 0, 1).astype(np.uint8),
         cpu=rows.astype(np.int64),

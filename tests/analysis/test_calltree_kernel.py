@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -42,9 +43,11 @@ def pieces(calls: CallTable, threads: list[int] | None, workers: int, **kw: obje
         return top_down(calls, threads, workers=workers, **kw)  # type: ignore[arg-type]
 
 
-def reference(calls: CallTable, rows: list[int], incl: dict[str, list[int]]) -> dict:
+def reference(
+    calls: CallTable, rows: list[int], incl: dict[str, list[int]]
+) -> dict[tuple[int, ...], list[Any]]:
     """Path -> [calls, incl, excl] summed call by call from `incl` (excl: minus children's)."""
-    out: dict[tuple[int, ...], list] = {}
+    out: dict[tuple[int, ...], list[Any]] = {}
     path: dict[int, tuple[int, ...]] = {}
     parent = calls.parent.tolist()
     for i in rows:

@@ -27,7 +27,8 @@ def busiest(trace: Trace) -> str:
     me = trace.methods
     excl = np.bincount(calls.method, weights=calls.excl("cpu"), minlength=len(me))
     names = [me.full_name(i) for i in range(len(me))]
-    for m in np.argsort(-excl).tolist():
+    order: list[int] = np.argsort(-excl).tolist()
+    for m in order:
         if names.count(names[m]) == 1 and me.declared[m]:
             return names[m]
     raise AssertionError("no method to plant")

@@ -161,7 +161,7 @@ def test_methods_match_on_the_shown_names_after_renaming() -> None:
 
 def test_threads_match_by_name_not_id() -> None:
     a = make_trace(EVENTS_A, names={1: "main"})
-    b = make_trace([(7, *e[1:]) for e in EVENTS_A], names={7: "main"})  # type: ignore[misc]
+    b = make_trace([(7, *e[1:]) for e in EVENTS_A], names={7: "main"})
     dv = diff(views([a]), views([b]))
     assert dv.threads.name == ("main",)
     assert dv.threads.total.base[0] == dv.threads.total.cand[0] == 6_000_000

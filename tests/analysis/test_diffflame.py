@@ -88,7 +88,7 @@ def runs_of(children: list[tuple[int, int]]) -> list[Trace]:
                 ev += [(1, "enter", name, t, t), (1, "exit", name, t + d, t + d)]
                 t += d
         ev.append((1, "exit", "com.x.P.run", t + 1, t + 1))
-        out.append(make_trace(ev, names={1: "main"}))  # type: ignore[arg-type]
+        out.append(make_trace(ev, names={1: "main"}))
     return out
 
 

@@ -15,7 +15,7 @@ from support.corpus import corpus_files
 from support.dmtracedump_text import parse
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile
-from traceview.model import Trace
+from traceview.model import Clock, Trace
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -75,11 +75,11 @@ def compare(path: Path, trace: Trace) -> int:
     ],
 )
 def test_generated_balanced_traces_agree(
-    tmp_path: Path, seed: int, clock: str, threads: int, style: str
+    tmp_path: Path, seed: int, clock: Clock, threads: int, style: str
 ) -> None:
     trace = generate(
         records=20_000, threads=threads, seed=seed, clock=clock, balanced=True, style=style
-    )  # type: ignore[arg-type]
+    )
     path = tmp_path / "gen.trace"
     write(trace, path, variant="regular")
     loaded = traceview.load(path)

@@ -73,7 +73,7 @@ def test_a_stale_index_naming_a_class_gone_since_is_a_cache_miss(tmp_path: Path)
     gone.Gone = type("Gone", (), {"__module__": "traceview_gone"})  # type: ignore[attr-defined]
     sys.modules["traceview_gone"] = gone
     try:
-        stale = pickle.dumps(("old stamp", {gone.Gone(): "grown-0.nbc"}))  # type: ignore[attr-defined]
+        stale = pickle.dumps(("old stamp", {gone.Gone(): "grown-0.nbc"}))
     finally:
         del sys.modules["traceview_gone"]
     index.write_bytes(pickle.dumps(version) + stale)

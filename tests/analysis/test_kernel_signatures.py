@@ -47,6 +47,7 @@ def module_assignments(path: Path) -> list[tuple[str, object]]:
         if isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
         for target in targets:
+            assert isinstance(node, ast.Assign | ast.AnnAssign)
             value = node.value
             names = target.elts if isinstance(target, ast.Tuple) else [target]
             values = value.elts if isinstance(value, ast.Tuple) else [value]

@@ -12,10 +12,11 @@ from traceview.analysis.mycode import keep_packages, method_mask
 from traceview.analysis.profile import profile
 from traceview.analysis.query import normalise_prefixes as parse_prefixes
 from traceview.analysis.session import Session
+from traceview.model import Trace
 from traceview.synth import generate
 
 
-def folded_trace():
+def folded_trace() -> Trace:
     return make_trace(
         [
             (1, "enter", "com.app.Main.run", 0, 0),

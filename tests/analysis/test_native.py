@@ -8,9 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from traceview.analysis.kernels.native import Native, NativeError
@@ -38,19 +41,20 @@ def test_the_decoding_kernels_run_as_numba_runs_them(seed: int) -> None:
     tlut[1:5] = np.arange(4)  # thread id 5 unknown: both stop there
     mlut = np.arange(40, dtype=np.int32)
     keys, rows = np.array([3, 7], dtype=np.uint32), np.array([1, 2], dtype=np.int32)
+    run: Callable[..., Any]
     for methods in ((mlut, 0, keys[:0], rows[:0]), (mlut[:0], 0, keys, rows)):
-        outs = []
+        outs: list[tuple[Any, tuple[npt.NDArray[Any], ...]]] = []
         for run in (decode.ids, Native("decode", "ids")):
             out = (np.zeros(5000, np.uint8), np.zeros(5000, np.int32), np.zeros(5000, np.uint8))
             outs.append((run(rec["tid"], rec["mid"], tlut, methods, out), out))
         assert outs[0][0] == outs[1][0]
         for a, b in zip(outs[0][1], outs[1][1], strict=True):
             assert np.array_equal(a, b)
-    results = []
+    results: list[tuple[Any, tuple[npt.NDArray[np.int64], ...], npt.NDArray[np.int64]]] = []
     for run in (decode.times, Native("decode", "times")):
         state = (np.full(4, -1, np.int64), np.zeros(4, np.int64), np.zeros(4, np.int64))
-        out = np.zeros(5000, dtype=np.int64)
-        results.append((run(rec["t0"], rec["tid"], tlut, state, out), state, out))
+        times = np.zeros(5000, dtype=np.int64)
+        results.append((run(rec["t0"], rec["tid"], tlut, state, times), state, times))
     assert results[0][0] == results[1][0]
     for a, b in zip((*results[0][1], results[0][2]), (*results[1][1], results[1][2]), strict=True):
         assert np.array_equal(a, b)

@@ -40,6 +40,7 @@ def check_against_numpy(trace: Trace) -> None:
         for key, value in repair_counts(want, dropped).items():
             stats[key] += value
         assert hi - lo == want.rows
+        assert want.parent is not None and want.subtree_end is not None
         parent = want.parent.astype(np.int64)
         shifted = {
             "parent": np.where(parent >= 0, parent + lo, -1),

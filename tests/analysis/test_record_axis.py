@@ -26,6 +26,7 @@ EVENTS = [
 
 def test_axis_sums_each_records_own_cpu_step_in_file_order() -> None:
     tr = make_trace(EVENTS, clock="thread-cpu")
+    assert tr.events.cpu is not None
     got = record_axis(tr.events.thread, tr.events.cpu)
     # steps: 0, 10, 0 (worker's first), 30, 40, 10, 5, 10 (µs)
     assert (got // 1000).tolist() == [0, 10, 10, 40, 80, 90, 95, 105]

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from support import tile_runs
+from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
 from traceview.analysis.layout import timeline
-from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL, Tile, Timeline
+from traceview.analysis.layout.timeline import Tile, Timeline
 
 
 def tree(steps: list[tuple[bool, int]], threads: int, seed: int) -> SimpleNamespace:
@@ -80,7 +81,9 @@ def tile_of(tl: Timeline, level: int, t: int) -> int:
     return lo
 
 
-def oracle(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int) -> tuple:
+def oracle(
+    calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int
+) -> tuple[list[int], list[tuple[int, ...]]]:
     """Rect rows, then per depth the busy buckets' runs with the calls starting in each."""
     lo, hi = (int(x) for x in calls.thread_ranges[thread])
     t0, t1, width = tl.bounds(level, tile)
@@ -98,7 +101,7 @@ def oracle(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: 
             g = min(max(g, f), BUCKETS - 1)
             busy[(d, f)] = busy.get((d, f), 0) + 1
             busy.setdefault((d, g), 0)
-    runs = []
+    runs: list[list[int]] = []
     for d, b in sorted(busy):
         if runs and runs[-1][0] == d and runs[-1][2] == b - 1:
             runs[-1][2] = b
@@ -123,7 +126,7 @@ def numpy_runs(
     return sorted((int(d), int(f), int(g), int(c)) for d, f, g, c in zip(*found, strict=True))
 
 
-def as_oracle(tl: Timeline, t: Tile) -> tuple:
+def as_oracle(tl: Timeline, t: Tile) -> tuple[list[int], list[tuple[int, ...]]]:
     _, _, width = tl.bounds(t.level, t.tile)
     base = t.tile * BUCKETS * width - (t.t0 - tl.span_start)
     runs = []

@@ -7,8 +7,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from traceview.analysis.kernels.tiling import BUCKETS
 from traceview.analysis.layout import timeline
-from traceview.analysis.layout.timeline import BUCKETS, Timeline
+from traceview.analysis.layout.timeline import Timeline
 
 
 def random_calls(n: int, seed: int, threads: int = 2) -> SimpleNamespace:
@@ -56,7 +57,9 @@ def make(calls: SimpleNamespace) -> Timeline:
     return Timeline(calls, calls.times, int(calls.start.min()), int(calls.end.max()))
 
 
-def reference(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int) -> tuple:
+def reference(
+    calls: SimpleNamespace, tl: Timeline, thread: int, level: int, tile: int
+) -> tuple[set[int], set[tuple[int, int]], int]:
     """Brute force: rect rows, busy (depth, bucket) pairs and the narrow-call count."""
     lo, hi = calls.thread_ranges[thread]
     t0, t1, width = tl.bounds(level, tile)
@@ -76,7 +79,9 @@ def reference(calls: SimpleNamespace, tl: Timeline, thread: int, level: int, til
     return rects, busy, len(narrow)
 
 
-def answered(tl: Timeline, thread: int, level: int, tile: int) -> tuple:
+def answered(
+    tl: Timeline, thread: int, level: int, tile: int
+) -> tuple[set[int], set[tuple[int, int]], int]:
     t = tl.tile(thread, level, tile)
     t0, _, width = tl.bounds(level, tile)
     busy = set()
@@ -94,7 +99,9 @@ def answered(tl: Timeline, thread: int, level: int, tile: int) -> tuple:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("direct_limit", [65_536, 0])
-def test_tiles_match_brute_force(seed: int, direct_limit: int, monkeypatch) -> None:
+def test_tiles_match_brute_force(
+    seed: int, direct_limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(timeline, "DIRECT_LIMIT", direct_limit)  # 0 forces the level indexes
     calls = random_calls(400, seed)
     tl = make(calls)
@@ -106,7 +113,7 @@ def test_tiles_match_brute_force(seed: int, direct_limit: int, monkeypatch) -> N
                 )
 
 
-def test_level_indexes_and_direct_agree(monkeypatch) -> None:
+def test_level_indexes_and_direct_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = random_calls(600, 7, threads=1)
     tl_direct = make(calls)
     monkeypatch.setattr(timeline, "DIRECT_LIMIT", 0)
@@ -119,7 +126,7 @@ def test_level_indexes_and_direct_agree(monkeypatch) -> None:
         assert np.allclose(a.merged_start, b.merged_start)
 
 
-def test_levels_built_together_or_alone_agree(monkeypatch) -> None:
+def test_levels_built_together_or_alone_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     """`prepare` builds a thread's levels in one pass; a level built alone later (after
     clearing) answers the same tiles."""
     monkeypatch.setattr(timeline, "DIRECT_LIMIT", 0)
@@ -178,14 +185,14 @@ def test_bad_tile_requests_raise() -> None:
         tl.tile(5, 0, 0)
 
 
-def test_tile_size_is_bounded(monkeypatch) -> None:
+def test_tile_size_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timeline, "MAX_ITEMS", 50)
     tl = make(random_calls(2000, 5, threads=1))
     t = tl.tile(0, 0, 0)
     assert len(t.rect_call) <= 50 and len(t.merged_depth) <= 50 and t.truncated
 
 
-def test_tiles_of_a_generated_trace(monkeypatch) -> None:
+def test_tiles_of_a_generated_trace(monkeypatch: pytest.MonkeyPatch) -> None:
     from traceview.analysis.session import Session
     from traceview.synth import generate
 

@@ -52,7 +52,9 @@ def test_the_call_table_keeps_the_records_its_pairing_counted() -> None:
 
     trace = generate(records=20_000, threads=5, seed=2)
     expected = thread_sizes(trace.events.thread, len(trace.threads))
-    assert np.array_equal(build_calls(trace).thread_records, expected)
+    thread_records = build_calls(trace).thread_records
+    assert thread_records is not None
+    assert np.array_equal(thread_records, expected)
     session = Session(trace)
     session.release_records()
     assert np.array_equal(session.thread_records, expected)

@@ -61,8 +61,10 @@ def check_against_profile(session: Session, q: Query) -> None:
             tr = q.time_range
             zero = tr.lo - session.origin
             if c == tr.clock:
-                assert (calls[f"start_{c}_ns"] >= zero).all()  # type: ignore[operator]
-                assert (calls[f"end_{c}_ns"] <= tr.hi - session.origin).all()  # type: ignore[operator]
+                start, end = calls[f"start_{c}_ns"], calls[f"end_{c}_ns"]
+                assert start is not None and end is not None
+                assert (start >= zero).all()
+                assert (end <= tr.hi - session.origin).all()
     for c in ("cpu", "wall"):
         if c not in session.clocks:
             assert calls[f"excl_{c}_ns"] is None
@@ -78,9 +80,9 @@ def check_against_profile(session: Session, q: Query) -> None:
     want = {}
     for i in range(len(e)):
         if e.calls[i]:
-            key = (int(e.parent[i]), int(e.child[i]))
+            pair = (int(e.parent[i]), int(e.child[i]))
             flags = (bool(e.parent_recursive[i]), bool(e.child_recursive[i]))
-            want[(*key, *flags)] = [int(e.calls[i]), *(int(e.incl[c][i]) for c in session.clocks)]
+            want[(*pair, *flags)] = [int(e.calls[i]), *(int(e.incl[c][i]) for c in session.clocks)]
     assert got == want
     threads = threads_table(view)
     sel = np.array(prof.threads, dtype=np.int64)

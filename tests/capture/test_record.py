@@ -202,7 +202,12 @@ def test_until_enter_then_open_with_mapping(
     mapping.write_text(text)
     fake = install(tmp_path, monkeypatch, trace=str(served))
     opened: list[list[str]] = []
-    monkeypatch.setattr(view, "main", lambda argv: opened.append(argv) or 0)
+
+    def open_view(argv: list[str]) -> int:
+        opened.append(argv)
+        return 0
+
+    monkeypatch.setattr(view, "main", open_view)
     monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
     out = tmp_path / "out.trace"
     argv = ["record", PKG, "-o", str(out), "--open", "--mapping", str(mapping)]

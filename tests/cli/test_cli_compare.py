@@ -79,7 +79,11 @@ def test_json_path_rows_agree_with_the_python_api(
     slower = {p[-1] for p, r in by_path.items() if r["state"] == "slower"}
     assert {s.split(" ")[0] for s in slower} == {SOMETIMES, ALWAYS}
     methods = traceview.methods_table(api)
-    assert set(methods.where(methods["state"] == "slower")["name"]) == {"onDraw", "isBoring"}
+    state = methods["state"]
+    assert state is not None
+    slower_names = methods.where(state == "slower")["name"]
+    assert slower_names is not None
+    assert set(slower_names) == {"onDraw", "isBoring"}
 
 
 def rendered(markdown: str) -> list[list[list[str]]]:

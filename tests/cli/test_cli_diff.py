@@ -190,7 +190,7 @@ def test_names_are_escaped_in_every_format(
 ) -> None:
     events = [(t, x, m.replace("com.a.Old", WEIRD), c, w) for t, x, m, c, w in EVENTS]
     events += [(2, x, m, c, w) for _, x, m, c, w in EVENTS[:1] + EVENTS[-1:]]  # a 2nd thread
-    slow = [(t, x, m, c * 2, w * 2) for t, x, m, c, w in events]  # type: ignore[operator]
+    slow = [(t, x, m, c * 2, w * 2) for t, x, m, c, w in events]
     a, b = tmp_path / "a.trace", tmp_path / "b.trace"
     names = {1: "main", 2: "ma|in`"}  # the main thread is matched as "main" whatever its name
     write(make_trace(events, names=names), a)

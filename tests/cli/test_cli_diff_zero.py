@@ -26,7 +26,7 @@ def calls_of_init(n: int, each_us: int) -> Trace:
         events += [(1, "enter", INIT, t, t), (1, "exit", INIT, t + each_us, t + each_us)]
         t += each_us + 10
     events.append((1, "exit", "com.a.Main.run", t + 10, t + 10))
-    return make_trace(events, names={1: "main"})  # type: ignore[arg-type]
+    return make_trace(events, names={1: "main"})
 
 
 @pytest.fixture

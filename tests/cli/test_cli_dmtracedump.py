@@ -5,6 +5,7 @@ unknown ids, thread ids >= 32768, the corpus), for the report, `-h`, `-o` and `-
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from support.corpus import corpus_files
 from support.dmtracedump_run import accepted, debian, needs_debian, ours
 from support.tracebuild import make_trace
+from traceview.model import Trace
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -140,7 +142,7 @@ def test_corpus_traces_dmtracedump_reads_agree(
     assert compared >= 5
 
 
-def _undeclared(events: list[tuple[int, str, str, int, int]], keep: int) -> object:
+def _undeclared(events: list[tuple[int, str, str, int, int]], keep: int) -> Trace:
     """A hand-made trace whose methods after the first `keep` are missing from the key."""
     import dataclasses
 
@@ -182,13 +184,14 @@ def test_hand_made_edge_cases_equal_debian(
 ) -> None:
     """A trace of zero length (0/0 percentages print as glibc's `-nan`), two ids missing
     from the key (one `(unknown)`), and recursion across two threads."""
-    trace = {
+    builders: dict[str, Callable[[], Trace]] = {
         "zero-time": lambda: make_trace([(1, "enter", "a.A.x", 5, 5), (1, "exit", "a.A.x", 5, 5)]),
         "two-unknown-ids": lambda: _undeclared(NESTED, 1),
         "recursion": lambda: make_trace(RECURSIVE),
-    }[case]()
+    }
+    trace = builders[case]()
     path = tmp_path / f"{case}.trace"
-    write(trace, path, variant="regular")  # type: ignore[arg-type]
+    write(trace, path, variant="regular")
     for flags in ([], ["-o"]):
         theirs = debian([*flags, path])
         assert accepted(theirs)

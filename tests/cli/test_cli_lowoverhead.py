@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -64,9 +65,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
+    doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return doc
 
 
 def test_anr_lists_the_open_stack_then_the_slow_calls(

@@ -172,7 +172,8 @@ def test_diff_of_two_release_builds_matches_after_deobfuscation(
     def statuses(*extra: str) -> dict[str, int]:
         code = cli_main(["diff", x, "--vs", y, "--json", *extra])
         assert code in (0, 1)
-        return json.loads(capsys.readouterr().out)["counts"]
+        counts: dict[str, int] = json.loads(capsys.readouterr().out)["counts"]
+        return counts
 
     raw = statuses()
     assert raw.get("new") and raw.get("gone")

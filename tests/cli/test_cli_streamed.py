@@ -129,12 +129,13 @@ def test_big_thread_ids_with_open_calls(tmp_path: Path, monkeypatch: pytest.Monk
     ev = trace.events
     keep = np.ones(len(ev), dtype=bool)
     keep[-50:] = ev.action[-50:] != 1  # the last exits dropped: calls open at the end
+    assert ev.cpu is not None and ev.wall is not None
     events = EventTable(
         ev.thread[keep],
         ev.method[keep],
         ev.action[keep],
         ev.cpu[keep],
-        ev.wall[keep],  # type: ignore[index]
+        ev.wall[keep],
     )
     from dataclasses import replace
 

@@ -98,7 +98,7 @@ def test_html_and_diff_escape_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
 ) -> None:
     path = _file(tmp_path, "evil.trace", [EVIL, *PLAIN], "art")
-    args = [*flags, path] if flags[-1] != "-d" else [*flags, path, path]
+    args: list[str | Path] = [*flags, path] if flags[-1] != "-d" else [*flags, path, path]
     status, out, _ = ours(args, capsys)
     assert status == 0
     assert b"\x1b" not in out and b"\x07" not in out

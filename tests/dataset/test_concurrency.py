@@ -86,7 +86,7 @@ def test_two_processes_adding_at_once_add_each_trace_once(
     got = read_tables(root)
     assert sorted(got["traces"].column("name").to_pylist()) == sorted(p.name for p in traces)
     want = reference(tmp_path, traces)
-    assert all(got[t].equals(want[t]) for t in want)  # type: ignore[attr-defined]
+    assert all(got[t].equals(want[t]) for t in want)
     assert not any((root / STAGING).iterdir()) and not any((root / CLAIMS).iterdir())
 
 
@@ -124,5 +124,5 @@ def test_a_writer_killed_while_publishing_is_finished_by_the_next(
     assert published == 1  # the journal was written and one part renamed, then it died
     got = read_tables(root)  # a reader finishes the dead writer's journal first
     want = reference(tmp_path, traces[:3])
-    assert all(got[t].equals(want[t]) for t in want)  # type: ignore[attr-defined]
+    assert all(got[t].equals(want[t]) for t in want)
     assert not any((root / STAGING).iterdir())

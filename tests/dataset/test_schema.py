@@ -102,19 +102,24 @@ def test_method_key_is_the_same_in_every_trace_and_release(tmp_path: Path) -> No
     for path in (one, two):
         s = Session(load(path))
         m = methods_table(View(s, s.query()))
-        keys.append(dict(zip(m["label"].tolist(), m["method_key"].tolist(), strict=True)))
+        label_col, key_col = m["label"], m["method_key"]
+        assert label_col is not None and key_col is not None
+        keys.append(dict(zip(label_col.tolist(), key_col.tolist(), strict=True)))
     shared = set(keys[0]) & set(keys[1])
     assert shared and all(keys[0][k] == keys[1][k] for k in shared)
     plain = Session(load(one))
-    want = set(methods_table(View(plain, plain.query()))["method_key"].tolist())
+    plain_keys = methods_table(View(plain, plain.query()))["method_key"]
+    assert plain_keys is not None
+    want = set(plain_keys.tolist())
     for release in ("r1", "r2"):
         trace, mapping = obfuscate(load(one), f"com.{release}")
         text = tmp_path / f"{release}.txt"
         text.write_text(mapping)
         s = Session(trace)
         q = s.query(rename=MappingRename(read_mapping(str(text))))
-        got = methods_table(View(s, q))["method_key"].tolist()
-        assert set(got) == want, release
+        renamed_keys = methods_table(View(s, q))["method_key"]
+        assert renamed_keys is not None
+        assert set(renamed_keys.tolist()) == want, release
 
 
 def test_ids_past_2_63_are_int64() -> None:
@@ -138,15 +143,21 @@ def test_the_profile_per_thread_sums_to_the_profile() -> None:
         method = t["method"]
         assert method is not None
         for col, want in (("calls", prof.calls), ("recursive_calls", prof.recursive_calls)):
+            counts = t[col]
+            assert counts is not None
             got = np.zeros(n, dtype=np.int64)
-            np.add.at(got, method, t[col])
+            np.add.at(got, method, counts)
             assert np.array_equal(got, want), col
         for c in s.clocks:
             for k in ("incl", "excl"):
+                times = t[f"{k}_{c}_ns"]
+                assert times is not None
                 got = np.zeros(n, dtype=np.int64)
-                np.add.at(got, method, t[f"{k}_{c}_ns"])
+                np.add.at(got, method, times)
                 assert np.array_equal(got, getattr(prof, k)[c]), (k, c)
-        for th in np.unique(t["thread"]):  # one thread's rows are its own profile
+        thread = t["thread"]
+        assert thread is not None
+        for th in np.unique(thread):  # one thread's rows are its own profile
             one = s.profile(s.query(threads=[int(th)], time_range=q.time_range))
             rows = t["thread"] == th
             assert np.array_equal(

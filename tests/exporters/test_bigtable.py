@@ -6,6 +6,8 @@ trace."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -25,7 +27,7 @@ from traceview.readers import load
 WIDTHS = (60, 100, 139, 200)
 
 
-def both(table_rows: list[dict], width: int, terminal: bool) -> tuple[str, str]:  # type: ignore[type-arg]
+def both(table_rows: list[dict[str, Any]], width: int, terminal: bool) -> tuple[str, str]:
     """(rich's output, print_table's) for the stats table of `table_rows`."""
     outs = []
     for fast in (False, True):
@@ -48,8 +50,8 @@ WORD = st.text(st.sampled_from("abcXYZ.$<>;()[]/_09µ字漢é\u0301"), min_size=
 
 
 @st.composite
-def method(draw: st.DrawFn) -> dict:  # type: ignore[type-arg]
-    row = {k: draw(NUMBER) for k in ("incl_cpu_us", "excl_cpu_us", "incl_wall_us")}
+def method(draw: st.DrawFn) -> dict[str, Any]:
+    row: dict[str, Any] = {k: draw(NUMBER) for k in ("incl_cpu_us", "excl_cpu_us", "incl_wall_us")}
     row |= {k: draw(NUMBER) for k in ("excl_wall_us", "off_cpu_us")}
     row["calls"], row["recursive_calls"] = draw(st.integers(0, 10**7)), draw(st.integers(0, 99))
     row["class"] = " ".join(draw(st.lists(WORD, min_size=1, max_size=4)))
@@ -61,7 +63,7 @@ def method(draw: st.DrawFn) -> dict:  # type: ignore[type-arg]
 @settings(max_examples=25, deadline=None)
 @given(st.lists(method(), min_size=FEW, max_size=FEW + 8), st.sampled_from(WIDTHS), st.booleans())
 def test_random_tables_print_as_rich_prints_them(
-    table_rows: list[dict],  # type: ignore[type-arg]
+    table_rows: list[dict[str, Any]],
     width: int,
     terminal: bool,
 ) -> None:
@@ -70,12 +72,17 @@ def test_random_tables_print_as_rich_prints_them(
 
 
 @pytest.mark.parametrize("path", readable(), ids=lambda p: p.name)
-def test_every_corpus_traces_stats_table(path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_every_corpus_traces_stats_table(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = Session(load(path))
     table_rows = stats_rows(View(session, session.query()), None, None)
-    by_rich = []
+    by_rich: list[int] = []
     real = bigtable._print_cells
-    monkeypatch.setattr(bigtable, "_print_cells", lambda *a: by_rich.append(1) or real(*a))
+
+    def counted(*a: Any) -> Any:
+        by_rich.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(bigtable, "_print_cells", counted)
     for width in (100, 200):
         by_rich.clear()
         want, got = both(table_rows, width, terminal=False)

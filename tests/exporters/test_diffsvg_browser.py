@@ -101,7 +101,12 @@ def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     errors: list[str] = []
     dialogs: list[str] = []
     page = open_svg(browser, export(c, tmp_path / "h.svg"), errors)
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(d: Any) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
     try:
         leaf = find(page, "d.d[i] === 1")
         page.locator(f'#frames > g[data-i="{leaf}"]').hover()

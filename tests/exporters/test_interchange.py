@@ -183,7 +183,8 @@ def pprof_totals(blob: bytes) -> tuple[list[str], list[int]]:
                 return out, i
 
     def fields(buf: bytes) -> list[tuple[int, Any]]:
-        i, out = 0, []
+        i = 0
+        out: list[tuple[int, Any]] = []
         while i < len(buf):
             k, i = varint(buf, i)
             if k & 7 == 0:

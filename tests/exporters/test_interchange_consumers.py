@@ -70,7 +70,12 @@ def speedscope_import(browser: Any, path: Path) -> dict[str, Any]:
         pytest.skip(f"speedscope is not installed in {NODE_DIR}")
     page = browser.new_page(accept_downloads=True)
     problems: list[str] = []
-    page.on("dialog", lambda d: (problems.append(d.message), d.dismiss()))
+
+    def dismiss(d: Any) -> None:
+        problems.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
     page.on("pageerror", lambda e: problems.append(str(e)))
     try:
         page.goto(SPEEDSCOPE.as_uri())

@@ -45,9 +45,9 @@ def part_of(depths: list[int]) -> ThreadCalls:
         stack.append(i)
     empty = np.zeros(n, dtype=np.int64)
     spans = Spans({"wall": empty}, {"wall": empty})
-    d = np.array(depths, dtype=np.int32)
+    depth = np.array(depths, dtype=np.int32)
     return ThreadCalls(
-        0, np.zeros(n, dtype=np.int32), d, parent, end, spans, np.zeros(n, dtype=np.uint8)
+        0, np.zeros(n, dtype=np.int32), depth, parent, end, spans, np.zeros(n, dtype=np.uint8)
     )
 
 

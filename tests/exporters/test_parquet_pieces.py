@@ -79,7 +79,7 @@ def test_no_calls_still_writes_the_columns(session: Session) -> None:
 
 
 def test_a_failing_write_raises(session: Session, tmp_path: Path) -> None:
-    class Full(io.RawIOBase):
+    class Full(io.BytesIO):
         def writable(self) -> bool:
             return True
 

@@ -19,7 +19,7 @@ from traceview.analysis.ask import Ask
 from traceview.analysis.calls import SYNTH_ENTRY
 from traceview.analysis.view import View
 from traceview.exporters.perfetto import monotonic_offset, process_id
-from traceview.model import visible
+from traceview.model import Variant, visible
 from traceview.synth import generate
 
 
@@ -142,7 +142,7 @@ def test_chunks_of_any_size_write_the_same_packets(dual: View) -> None:
     views = [
         dual,
         View(s, s.query(time_range=s.time_range(span // 4, span // 2))),
-        View(s, s.resolve(Ask(my_code=top[0])).query),
+        View(s, s.resolve(Ask(my_code=(top[0],))).query),
     ]
     for view in views:
         for part in thread_calls(view):
@@ -207,12 +207,12 @@ def test_a_cpu_only_trace_clipped_to_a_range_of_its_axis() -> None:
     ],
 )
 def test_the_monotonic_origin_comes_from_what_each_file_records(
-    variant: str, vm: str | None, start_us: int, mono: int | None, want: int | None
+    variant: Variant, vm: str | None, start_us: int, mono: int | None, want: int | None
 ) -> None:
     header = make_trace([]).header
     header = replace(
         header, variant=variant, vm=vm, start_time_us=start_us, monotonic_offset_ns=mono
-    )  # type: ignore[arg-type]
+    )
     assert monotonic_offset(header) == want
 
 
@@ -234,7 +234,10 @@ def test_an_android_16_dump_lies_on_monotonic_through_its_summary_packet() -> No
     calls = view.session.calls
     got = sorted(x[1:3] for v in r.slices.values() for x in v)
     want = sorted(
-        (int(calls.start("wall", [i])[0]) + offset, int(calls.end("wall", [i])[0]) + offset)
+        (
+            int(calls.start("wall", slice(i, i + 1))[0]) + offset,
+            int(calls.end("wall", slice(i, i + 1))[0]) + offset,
+        )
         for i in range(len(calls))
         if not calls.flags[i] & SYNTH_ENTRY
     )

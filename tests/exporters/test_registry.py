@@ -72,7 +72,7 @@ def test_each_module_declares_its_entry(name: str) -> None:
     assert list(inspect.signature(module.export).parameters)[1:] == ["out", "options"]
     options = module.Options
     assert options.__module__ == path, "each format declares its own options"
-    assert dataclasses.is_dataclass(options) and options.__dataclass_params__.frozen
+    assert dataclasses.is_dataclass(options) and module.Options.__dataclass_params__.frozen
     assert get(name).flags() == tuple(f.name for f in dataclasses.fields(options))
 
 

@@ -109,7 +109,12 @@ def test_hostile_names_stay_text(browser: Any, tmp_path: Path) -> None:
     errors: list[str] = []
     page = open_svg(browser, export(View(s, s.query()), tmp_path / "h.svg"), errors)
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(d: Any) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
     try:
         page.locator('#frames > g[data-i="1"]').hover()
         assert "</script>]]><img src=x" in (page.locator("#details").text_content() or "")

@@ -48,7 +48,7 @@ def test_max_size_bounds_files_and_bytes(tmp_path: Path) -> None:
     path.write_bytes(data)
     for source in (path, data, io.BytesIO(data)):
         with pytest.raises(TraceError, match="max_size"):
-            traceview.load(source, max_size=1000)  # type: ignore[arg-type]
+            traceview.load(source, max_size=1000)
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming", "v2"])

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pytest
 
 from support.tracebuild import many_threads
-from traceview.analysis import Session, calls
+from traceview.analysis import Session, calls, pairing
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.view import View
 from traceview.exporters.dmtracedump import Report, compute
@@ -35,7 +35,7 @@ LIMIT = 2 << 30
 HANG_GUARD = 300
 
 
-class Counted(np.ndarray):  # type: ignore[type-arg]
+class Counted(np.ndarray):
     """An array that counts the elements its `tolist` converts and its `==` compares."""
 
     converted = 0
@@ -45,7 +45,7 @@ class Counted(np.ndarray):  # type: ignore[type-arg]
         Counted.converted += self.size
         return np.asarray(self).tolist()
 
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         Counted.compared += self.size
         return np.asarray(self) == other
 
@@ -104,7 +104,7 @@ def test_small_threads_are_not_paired_one_by_one(monkeypatch: pytest.MonkeyPatch
     """Thousands of small threads: counted by one compiled pass, not one numpy pipeline each
     (a small trace is analysed by numpy only while it has few threads: analysis/small.py)."""
     seen = {"pairings": 0}
-    real = calls.pair_thread
+    real = pairing.pair_thread
 
     def pair_thread(*args: Any, **kw: Any) -> Any:
         seen["pairings"] += 1

@@ -54,6 +54,7 @@ def test_hand_made_dump() -> None:
         "com.app.Main.run ()V",
     ]
     assert list(trace.events.action) == [0, 0, 1, 1]
+    assert trace.events.wall is not None
     assert list(trace.events.wall) == [0, 10_000_000, 50_000_000, 90_000_000]
     assert trace.header.start_time_us == 5_000_000
     assert trace.header.axis == "time" and trace.header.options["time-unit"] == "ns"
@@ -81,6 +82,7 @@ def test_exits_without_entries_and_blocks_out_of_order() -> None:
         "com.app.Main.work (I)V",
         UNKNOWN_METHOD,
     ]
+    assert trace.events.wall is not None
     assert list(trace.events.wall) == [0, 1_000, 1_500, 2_000, 3_000, 8_000]
     orphans = [d for d in trace.diagnostics if d.code == "exit-without-entry"]
     assert orphans and orphans[0].count == 2
@@ -150,7 +152,9 @@ def build(threads: list[tuple[int, list[tuple[int, bool, int]]]], per_block: int
 
 @settings(max_examples=60, deadline=None)
 @given(dumps())
-def test_read_matches_what_was_written(case: tuple[list, int]) -> None:
+def test_read_matches_what_was_written(
+    case: tuple[list[tuple[int, list[tuple[int, bool, int]]]], int],
+) -> None:
     threads, per_block = case
     threads = [(tid, evs) for tid, evs in threads if evs]
     if not threads:
@@ -161,9 +165,11 @@ def test_read_matches_what_was_written(case: tuple[list, int]) -> None:
     assert list(trace.threads.id) == [tid for tid, _ in threads]
     for row, (_, events) in enumerate(threads):
         mine = trace.events.thread == row
+        assert trace.events.wall is not None
         assert list(trace.events.wall[mine]) == [t - origin for t, _, _ in events]
         assert list(trace.events.action[mine]) == [int(x) for _, x, _ in events]
-        names, stack = [], []
+        names: list[str] = []
+        stack: list[int] = []
         for _, is_exit, m in events:
             if is_exit:
                 names.append(f"c{stack.pop()}.m ()V" if stack else UNKNOWN_METHOD)
@@ -174,6 +180,7 @@ def test_read_matches_what_was_written(case: tuple[list, int]) -> None:
         assert got == names
     # and the writer writes what the reader reads
     again = load(dump_bytes(trace, block_events=per_block))
+    assert again.events.wall is not None and trace.events.wall is not None
     assert np.array_equal(again.events.wall, trace.events.wall)
     assert np.array_equal(again.events.action, trace.events.action)
     assert [again.methods.label(int(m)) for m in again.events.method] == [

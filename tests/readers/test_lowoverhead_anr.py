@@ -156,5 +156,6 @@ def test_summary_first_or_last_reads_the_same() -> None:
     from_anr, from_file = load(recorded(5, to="anr")), load(recorded(5, to="file"))
     assert from_anr.header.end_ns == from_file.header.end_ns is not None
     assert from_anr.header.monotonic_offset_ns == from_file.header.monotonic_offset_ns
+    assert from_anr.events.wall is not None and from_file.events.wall is not None
     assert np.array_equal(from_anr.events.wall, from_file.events.wall)
     assert np.array_equal(from_anr.events.method, from_file.events.method)

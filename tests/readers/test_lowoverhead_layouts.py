@@ -21,7 +21,8 @@ Events = list[tuple[int, int, int | None]]  # (tick, tid, method ptr or None for
 def scripted(seed: int, n: int = 600, depth_cap: int = 30) -> Events:
     """Two threads of nested calls lasting 0.1 ms to 2 s (some kept, most not)."""
     rng = np.random.default_rng(seed)
-    tick, depth, out = 10**11, {1: 0, 2: 0}, []
+    tick, depth = 10**11, {1: 0, 2: 0}
+    out: Events = []
     for _ in range(n):
         tid = int(rng.integers(1, 3))
         tick += int(rng.choice([HZ // 10_000, HZ // 100, HZ // 3, 2 * HZ]))

@@ -72,6 +72,7 @@ def test_wall_alone_keeps_the_wall_unit_check() -> None:
     data = rb.regular(rows, options=("elapsed-time-usec=50",))
     wall = traceview.load(data, clocks=("wall",))
     assert wall.events.cpu is None
+    assert wall.events.wall is not None
     assert wall.events.wall.tolist() == [0, 20_000_000, 41_000_000]
     assert "wall-unit-bug" in {d.code for d in wall.diagnostics}
 

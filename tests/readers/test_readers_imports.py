@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from support.corpus import corpus_path
+from traceview.model import Variant
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -40,7 +41,7 @@ def imported(*argv: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming", "v2"])
-def test_a_method_trace_imports_no_other_reader(tmp_path: Path, variant: str) -> None:
+def test_a_method_trace_imports_no_other_reader(tmp_path: Path, variant: Variant) -> None:
     path = tmp_path / "t.trace"
     write(generate(records=2000, threads=2, seed=5), str(path), variant=variant)
     assert imported("info", str(path)) == ("0", "[]")

@@ -36,7 +36,9 @@ def test_v3_dual_values_in_ns() -> None:
     )
     assert (h.vm, h.pid, h.start_time_us) == ("art", 42, 1234)
     assert h.options == {"clock": "dual", "data-file-overflow": "false", "vm": "art", "pid": "42"}
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist() == [0, 5000, 0, 9000]
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
     assert t.events.action.tolist() == [0, 0, 0, 1]
     assert t.events.method.tolist() == [0, 1, 2, 1]
@@ -68,18 +70,21 @@ def test_v1_nine_byte_records_with_dalvik_six_field_lines() -> None:
     assert t.header.record_size == 9
     assert t.methods.class_name == ("com/test/Basic",)
     assert t.methods.line.tolist() == [18]
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist() == [1000, 4000]
 
 
 def test_createtesttrace_sixteen_byte_header() -> None:
     rows = [(1, 0x4, 0, 2), (1, 0x4, 1, 4)]
     t = load(rb.regular(rows, version=2, clock="thread-cpu", offset=16))
+    assert t.events.cpu is not None
     assert len(t.events) == 2 and t.events.cpu.tolist() == [2000, 4000]
 
 
 def test_v3_larger_record_size_extra_bytes_ignored() -> None:
     t = load(rb.regular(ROWS, record_size=20))
     assert t.header.record_size == 20
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
 
 
@@ -91,6 +96,7 @@ def test_v3_record_size_18_with_u8_method_ids() -> None:
     t = load(data)
     assert "wide-method-ids" in codes(t)
     assert t.events.method.tolist() == [0, 1, 2, 1]
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
 
 
@@ -114,6 +120,7 @@ def test_crlf_key_keeps_binary_offset() -> None:
     assert "crlf" in codes(t)
     assert t.threads.name == ("main", "worker")
     assert t.methods.signature[0] == "()V"
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
 
 
@@ -155,7 +162,9 @@ def test_wraparound_both_clocks() -> None:
     top = 2**32 - 10
     rows = [(1, 0, 0, top, top), (2, 0, 0, 5, 5), (1, 0, 1, 20, 30)]
     t = load(rb.regular(rows))
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist() == [top * 1000, 5000, (2**32 + 20) * 1000]
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [top * 1000, 5000, (2**32 + 30) * 1000]
     assert "clock-wrap" in codes(t)
 
@@ -163,7 +172,9 @@ def test_wraparound_both_clocks() -> None:
 def test_time_backwards_clamped_per_thread() -> None:
     rows = [(1, 0, 0, 100, 100), (2, 0, 0, 1, 1), (1, 0, 0, 90, 95), (1, 0, 1, 120, 130)]
     t = load(rb.regular(rows))
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist() == [100000, 1000, 100000, 120000]
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [100000, 1000, 100000, 130000]
     back = next(d for d in t.diagnostics if d.code == "time-backwards")
     assert back.count == 2  # one record, clamped on both clocks
@@ -172,6 +183,7 @@ def test_time_backwards_clamped_per_thread() -> None:
 def test_per_thread_chunks_not_globally_sorted() -> None:
     rows = [(1, 0, 0, 0, 100), (1, 0, 1, 5, 200), (2, 0, 0, 0, 50), (2, 0, 1, 3, 60)]
     t = load(rb.regular(rows))
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [100000, 200000, 50000, 60000]
     assert "time-backwards" not in codes(t)
 
@@ -196,6 +208,7 @@ def test_small_chunks_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> N
         assert np.array_equal(getattr(whole.events, col), getattr(chunked.events, col))
     assert "clock-wrap" in codes(whole) and "time-backwards" not in codes(whole)
     expect = np.array([r[4] for r in rows], dtype=np.int64) * 1000
+    assert whole.events.wall is not None
     assert np.array_equal(whole.events.wall, expect)
 
 
@@ -269,6 +282,7 @@ def test_wall_unit_bug_scaled() -> None:
     rows = [(1, 0, 0, 0, 0), (1, 0, 0, 20_000, 20), (1, 0, 1, 40_000, 41)]
     t = load(rb.regular(rows, options=("elapsed-time-usec=50",)))
     assert "wall-unit-bug" in codes(t)
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [0, 20_000_000, 41_000_000]
     assert t.header.elapsed_ns == 50_000_000
     odd = load(rb.regular([(1, 0, 0, 0, 0), (1, 0, 1, 20_000, 1)]))  # 20000x: not the bug
@@ -293,9 +307,9 @@ def test_sampled_trace_detected() -> None:
     for s in range(60):
         t = s * 1000
         rows += [(1, 4, 1, t, t), (1, 8, 0, t, t), (2, 4, 0, t + 1, t + 1), (2, 4, 1, t + 1, t + 1)]
-    t = load(rb.regular(rows))
-    assert t.header.sampled
-    assert t.header.sampling_interval_us == pytest.approx(1000, rel=0.05)
+    trace = load(rb.regular(rows))
+    assert trace.header.sampled
+    assert trace.header.sampling_interval_us == pytest.approx(1000, rel=0.05)
     instrumented = load(rb.regular([(1, 0, i % 2, i * 3, i * 5) for i in range(100)]))
     assert not instrumented.header.sampled and instrumented.header.sampling_interval_us is None
 
@@ -311,6 +325,7 @@ def test_odd_record_sizes() -> None:
     )
     t = load(data)
     assert "bad-record-size" in codes(t) and t.events.clocks == ("wall",)
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [7000]
     t0 = load(rb.key() + rb.header(3, record_size=0) + rb.records(ROWS))
     assert "bad-record-size" in codes(t0) and len(t0.events) == 4
@@ -341,10 +356,12 @@ def test_unknown_clock_value_and_bad_key_lines() -> None:
 def test_utf8_bom_before_the_key() -> None:
     t = load(b"\xef\xbb\xbf" + rb.regular(ROWS))
     assert "bom" in codes(t) and t.header.key_version == 3
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]
 
 
 def test_eighteen_byte_records_with_zero_padding_are_not_wide() -> None:
     t = load(rb.regular(ROWS, record_size=18))
     assert "wide-method-ids" not in codes(t)
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 20000, 22000, 30000]

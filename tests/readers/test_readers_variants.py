@@ -42,6 +42,7 @@ def test_inputs_path_bytes_file_and_source(tmp_path: Path) -> None:
     assert by_path.source == by_str.source == str(path) == by_file.source
     assert by_bytes.source is None and by_buffer.source is None
     for t in (by_str, by_bytes, by_file, by_buffer):
+        assert t.events.wall is not None and by_path.events.wall is not None
         assert t.events.wall.tolist() == by_path.events.wall.tolist()
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
@@ -69,6 +70,7 @@ def test_split_pair(tmp_path: Path) -> None:
         t = load(tmp_path / name)
         assert t.header.variant == "split"
         assert t.threads.name == ("main", "worker")
+        assert t.events.wall is not None
         assert t.events.wall.tolist() == [10000, 12000, 20000, 30000]
     with pytest.raises(FileNotFoundError):
         traceview.load(tmp_path / "other")
@@ -92,6 +94,7 @@ def test_streaming_with_summary() -> None:
     assert (h.variant, h.version, h.clock, h.key_version) == ("streaming", 0xF3, "dual", 3)
     assert t.threads.name == ("main", "worker")
     assert t.methods.id.tolist() == [0, 8, 4]  # packet order
+    assert t.events.wall is not None
     assert t.events.wall.tolist() == [10000, 12000, 20000, 30000]
     assert t.events.method.tolist() == [0, 1, 2, 2]
     assert t.diagnostics == []
@@ -103,6 +106,7 @@ def test_streaming_single_clock_and_many_records() -> None:
     t = load(rb.streaming(rows, version=0xF2, methods=methods))
     assert t.header.clock == "dual" or t.header.clock == "thread-cpu"
     assert len(t.events) == 5000
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist()[-3:] == [4997000, 4998000, 4999000]
 
 
@@ -186,6 +190,7 @@ def test_text_mangled_data_section_repaired() -> None:
     mangled = good[:cut] + good[cut:].decode("cp1252", "replace").encode("utf-8")
     t = load(mangled)
     assert "text-mangled-data" in codes(t)
+    assert t.events.cpu is not None
     assert t.events.cpu.tolist() == [0xE6 * 1000]
 
 

@@ -118,7 +118,7 @@ def test_firefox_sample_counts() -> None:
     for func, n in oracle.firefox_counts(cpu_only).items():
         by_label[to_label[func]] += n
     got = {
-        trace.methods.label(m): int(prof.excl["cpu"][m]) // 250_000
+        trace.methods.label(int(m)): int(prof.excl["cpu"][m]) // 250_000
         for m in np.flatnonzero(prof.excl["cpu"])
     }
     assert got == dict(by_label)

@@ -73,7 +73,12 @@ def test_hostile_names_stay_text(browser: Any, service: str, tmp_path: Path) -> 
     write(viewer_trace(), path)
     page = browser.new_page()
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(d: Any) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dismiss)
     page.goto(service + "/")
     page.set_input_files("#file", str(path))
     page.wait_for_url("**/t/*/", timeout=60_000)

@@ -8,34 +8,39 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 from test_service_routes import WRITE, make_client, upload
 
 from support.plant import ALWAYS, planted_bytes
 from traceview.service.compare import MAX_RUNS, parse_side
 
+Runs = tuple[list[bytes], list[bytes]]
+
 
 @pytest.fixture(scope="module")
-def runs() -> tuple[list[bytes], list[bytes]]:
+def runs() -> Runs:
     """Two runs per side of the planted scenario, as files' bytes."""
     return planted_bytes(runs=2)
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[object]:
+def client(tmp_path: Path) -> Iterator[TestClient]:
     with make_client(tmp_path / "data") as c:
         yield c
 
 
-def labelled(client, data: bytes, name: str, **labels: str) -> dict:  # type: ignore[no-untyped-def]
+def labelled(client: TestClient, data: bytes, name: str, **labels: str) -> dict[str, Any]:
     query = "&".join(f"{k}={v}" for k, v in labels.items())
     r = client.post(f"/api/traces?{query}", content=data, headers={**WRITE, "X-Filename": name})
     assert r.status_code in (200, 201), r.text
-    return r.json()
+    answer: dict[str, Any] = r.json()
+    return answer
 
 
-def test_labels_are_stored_validated_and_listed(client, runs) -> None:  # type: ignore[no-untyped-def]
+def test_labels_are_stored_validated_and_listed(client: TestClient, runs: Runs) -> None:
     one = labelled(client, runs[0][0], "a.trace", app="com.example", build="100", device="px 7")
     listed = client.get("/api/traces").json()["traces"]
     assert listed[0]["labels"] == {"app": "com.example", "build": "100", "device": "px 7"}
@@ -51,7 +56,7 @@ def test_labels_are_stored_validated_and_listed(client, runs) -> None:  # type: 
     assert len(client.get("/api/traces").json()["traces"]) == 1  # refused before storing
 
 
-def test_compare_two_uploads_by_id(client, runs) -> None:  # type: ignore[no-untyped-def]
+def test_compare_two_uploads_by_id(client: TestClient, runs: Runs) -> None:
     a = upload(client, runs[0][0], "base.trace")["id"]
     b = upload(client, runs[1][0], "cand<i>.trace")["id"]
     r = client.get(f"/compare?base={a}&cand={b}", follow_redirects=False)
@@ -72,7 +77,7 @@ def test_compare_two_uploads_by_id(client, runs) -> None:  # type: ignore[no-unt
     assert client.get("/compare?base=../etc&cand=x").status_code == 400
 
 
-def test_n_vs_n_by_label_sets(client, runs) -> None:  # type: ignore[no-untyped-def]
+def test_n_vs_n_by_label_sets(client: TestClient, runs: Runs) -> None:
     for i, data in enumerate(runs[0]):
         labelled(client, data, f"b{i}.trace", app="demo", build="100")
     for i, data in enumerate(runs[1]):
@@ -95,7 +100,7 @@ def test_n_vs_n_by_label_sets(client, runs) -> None:  # type: ignore[no-untyped-
     assert len(again["compare"]["baseline"]) + len(again["compare"]["candidate"]) == 3
 
 
-def test_compare_with_on_a_trace_page(client, runs) -> None:  # type: ignore[no-untyped-def]
+def test_compare_with_on_a_trace_page(client: TestClient, runs: Runs) -> None:
     a = upload(client, runs[0][0], "base.trace")["id"]
     r = client.post(
         f"/t/{a}/api/compare/open",
@@ -124,7 +129,7 @@ def test_side_specs() -> None:
 
 
 @pytest.mark.browser
-def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_compare_with_in_the_browser(browser: Any, runs: Runs, tmp_path: Path) -> None:
     """On a stored trace's page, "Compare with…" uploads the other trace and lands on the
     shareable compare page, whose Diff tab lists the planted slow-down first."""
     from support.browserkit import open_page, shot, start_app
@@ -161,7 +166,7 @@ def test_compare_with_in_the_browser(browser, runs, tmp_path: Path) -> None:  # 
 
 
 @pytest.mark.browser
-def test_labels_and_compare_form_in_the_browser(browser, runs, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_labels_and_compare_form_in_the_browser(browser: Any, runs: Runs, tmp_path: Path) -> None:
     """The start page under its real CSP: label two uploads (build 100 and 101), see the
     labels listed, compare the two label sets with the form."""
     from support.browserkit import shot, start_app

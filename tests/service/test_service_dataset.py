@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from starlette.testclient import TestClient
 from test_service_routes import WRITE, make_client
 
 from support.datasets import read_tables
@@ -24,25 +26,28 @@ from traceview.writer import write
 pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
 
+Runs = tuple[list[bytes], list[bytes]]
+Served = tuple[TestClient, Path]
+
 
 @pytest.fixture(scope="module")
-def runs() -> tuple[list[bytes], list[bytes]]:
+def runs() -> Runs:
     return planted_bytes(runs=2)
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[object, Path]]:
+def served(tmp_path: Path) -> Iterator[Served]:
     root = tmp_path / "data" / "dataset"
     with make_client(tmp_path / "data", dataset=root) as c:
         yield c, root
 
 
-def post(client, data: bytes, name: str, **labels: str):  # type: ignore[no-untyped-def]
+def post(client: TestClient, data: bytes, name: str, **labels: str) -> Any:
     query = "&".join(f"{k}={v}" for k, v in labels.items())
     return client.post(f"/api/traces?{query}", content=data, headers={**WRITE, "X-Filename": name})
 
 
-def test_uploads_go_to_the_dataset_with_their_labels(served, runs) -> None:  # type: ignore[no-untyped-def]
+def test_uploads_go_to_the_dataset_with_their_labels(served: Served, runs: Runs) -> None:
     client, root = served
     assert post(client, runs[0][0], "b0.trace", app="com.example", build="100").status_code == 201
     assert post(client, runs[1][0], "c0.trace", app="com.example", build="101").status_code == 201
@@ -60,7 +65,7 @@ def test_uploads_go_to_the_dataset_with_their_labels(served, runs) -> None:  # t
     assert r.status_code == 400 and "\n" not in r.json()["error"] and "app" in r.json()["error"]
 
 
-def test_a_method_page_charts_its_median_per_build(served, runs) -> None:  # type: ignore[no-untyped-def]
+def test_a_method_page_charts_its_median_per_build(served: Served, runs: Runs) -> None:
     client, _ = served
     want: dict[str, list[tuple[int, int]]] = {}
     for build, side in (("100", runs[0]), ("101", runs[1])):
@@ -114,7 +119,9 @@ def test_a_method_page_charts_its_median_per_build(served, runs) -> None:  # typ
         "app=a%2Fb",
     ],
 )
-def test_uploads_with_bad_labels_are_refused_in_one_line(served, runs, bad: str) -> None:  # type: ignore[no-untyped-def]
+def test_uploads_with_bad_labels_are_refused_in_one_line(
+    served: Served, runs: Runs, bad: str
+) -> None:
     """The dataset's one rule of labels (dataset/labels.py), as `dataset add` applies it."""
     client, root = served
     r = client.post(f"/api/traces?{bad}", content=runs[0][0], headers=WRITE)
@@ -124,13 +131,15 @@ def test_uploads_with_bad_labels_are_refused_in_one_line(served, runs, bad: str)
     assert not (root / "traces").exists()
 
 
-def _without_date(tables: dict[str, object]) -> dict[str, object]:
+def _without_date(tables: dict[str, Any]) -> dict[str, Any]:
     """The tables without the `date` partition (the day of a file's mtime for a trace that
     names none)."""
-    return {k: t.drop_columns(["date"]) for k, t in tables.items()}  # type: ignore[attr-defined]
+    return {k: t.drop_columns(["date"]) for k, t in tables.items()}
 
 
-def test_a_mapping_given_or_removed_later_replaces_the_runs_rows(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_mapping_given_or_removed_later_replaces_the_runs_rows(
+    served: Served, tmp_path: Path
+) -> None:
     """PUT /api/traces/<id>/mapping after the upload: the run's rows in the dataset become
     those `dataset add --mapping` writes (original names, their method_keys), once; DELETE
     of the mapping: the obfuscated rows again, as first added."""
@@ -181,7 +190,7 @@ def test_a_mapping_given_or_removed_later_replaces_the_runs_rows(served, tmp_pat
     assert not any((root / "_staging").iterdir()) and not any((root / "_claims").iterdir())
 
 
-def test_a_deleted_upload_leaves_the_dataset(served, runs) -> None:  # type: ignore[no-untyped-def]
+def test_a_deleted_upload_leaves_the_dataset(served: Served, runs: Runs) -> None:
     """DELETE /api/traces/<id>: the run's rows leave every table of the service's dataset
     (they stayed, charting a run its owner had deleted); the other runs keep theirs."""
     client, root = served
@@ -195,7 +204,7 @@ def test_a_deleted_upload_leaves_the_dataset(served, runs) -> None:  # type: ign
     assert client.delete(f"/api/traces/{gone}", headers=WRITE).status_code == 404
 
 
-def test_many_uploads_of_one_build_keep_few_parts(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_many_uploads_of_one_build_keep_few_parts(served: Served, tmp_path: Path) -> None:
     """Each upload adds a part per table to its build's folders; past `FANIN` of them the
     feed's adds merge them (dataset/compact.py), and every run stays in every table."""
     from support.datasets import write_traces

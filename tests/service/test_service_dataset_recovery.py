@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
 from test_service_routes import WRITE, make_client, trace_bytes
 
 from support.datasets import read_tables
@@ -26,8 +27,11 @@ LABELS = {"app": "com.example", "build": "7"}
 HANG_GUARD = 300  # seconds: only stops a stuck test; no time is asserted
 
 
+App = tuple[bytes, bytes, set[int]]
+
+
 @pytest.fixture(scope="module")
-def app() -> tuple[bytes, bytes, set[int]]:
+def app() -> App:
     """An obfuscated trace's bytes, its mapping and the method keys of its original names."""
     trace, data, mapping = obfuscated_app(seed=7)
     originals = {
@@ -105,7 +109,9 @@ def rows(data: Path) -> tuple[list[tuple[str, str, str]], set[int]]:
     return runs, set(tables["methods"].column("method_key").to_pylist())
 
 
-def test_an_upload_stored_before_the_stop_reaches_the_dataset(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
+def test_an_upload_stored_before_the_stop_reaches_the_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     data = tmp_path / "data"
     with monkeypatch.context() as m, serve(data) as client:
         stopped(m)
@@ -114,7 +120,9 @@ def test_an_upload_stored_before_the_stop_reaches_the_dataset(tmp_path, monkeypa
         assert rows(data)[0] == [(tid, "com.example", "7")]
 
 
-def test_labels_stored_before_the_stop_reach_the_dataset(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
+def test_labels_stored_before_the_stop_reach_the_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     data = tmp_path / "data"
     with serve(data) as client:
         tid = post(client, app[0], **LABELS)
@@ -126,7 +134,9 @@ def test_labels_stored_before_the_stop_reach_the_dataset(tmp_path, monkeypatch, 
         assert rows(data)[0] == [(tid, "com.example", "8")]
 
 
-def test_a_mapping_stored_before_the_stop_renames_the_run(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
+def test_a_mapping_stored_before_the_stop_renames_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     data = tmp_path / "data"
     originals = app[2]
     tid = mapped_before_a_stop(data, monkeypatch, app)
@@ -144,7 +154,9 @@ def test_a_mapping_stored_before_the_stop_renames_the_run(tmp_path, monkeypatch,
         assert runs == [(tid, "com.example", "7")] and not originals & keys
 
 
-def test_a_deletion_stored_before_the_stop_leaves_the_dataset(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
+def test_a_deletion_stored_before_the_stop_leaves_the_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     data = tmp_path / "data"
     with serve(data) as client:
         tid = post(client, app[0], **LABELS)
@@ -156,7 +168,9 @@ def test_a_deletion_stored_before_the_stop_leaves_the_dataset(tmp_path, monkeypa
         assert rows(data) == ([], set())
 
 
-def test_a_start_with_nothing_changed_reads_no_trace_again(tmp_path, monkeypatch, app) -> None:  # type: ignore[no-untyped-def]
+def test_a_start_with_nothing_changed_reads_no_trace_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     """The start compares what each run was last published with to what it is stored with:
     nothing differs, nothing is added, also for a dataset the service wrote before it kept
     that record (its runs' labels are compared with the dataset's rows)."""
@@ -199,8 +213,8 @@ def test_a_start_with_nothing_changed_reads_no_trace_again(tmp_path, monkeypatch
 
 
 def test_the_methods_pages_wait_for_the_start_to_bring_the_dataset_up_to_date(
-    tmp_path, monkeypatch, app
-) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: App
+) -> None:
     """While the start re-adds a run, the history answers 503 with Retry-After (never the
     names the run no longer has), then the run as stored."""
     import traceview.dataset.add
@@ -216,6 +230,7 @@ def test_the_methods_pages_wait_for_the_start_to_bring_the_dataset_up_to_date(
 
     monkeypatch.setattr(traceview.dataset.add, "add", slow)
     with make_client(data, dataset=data / "dataset") as client:
+        assert isinstance(client.app, Starlette)
         client.app.state.feed.patience = 0.0
         key = min(originals)
         r = client.get(f"/api/methods/{key}?app=com.example")

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,10 +62,13 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def upload(client: TestClient, data: bytes, name: str = "app.trace", **headers: str) -> dict:
+def upload(
+    client: TestClient, data: bytes, name: str = "app.trace", **headers: str
+) -> dict[str, Any]:
     r = client.post("/api/traces", content=data, headers={**WRITE, "X-Filename": name, **headers})
     assert r.status_code in (200, 201), r.text
-    return r.json()
+    answer: dict[str, Any] = r.json()
+    return answer
 
 
 def test_upload_answers_the_id_and_url_and_lists_it(client: TestClient) -> None:

@@ -42,7 +42,7 @@ class Read:
     )
     instants: list[tuple[int, Message]] = field(default_factory=list)
     sequences: set[int] = field(default_factory=set)
-    clock: int | None = None
+    clock: str | None = None
 
 
 def read(pk: list[Message]) -> Read:
@@ -128,11 +128,11 @@ def expected(view: View) -> dict[int, list[tuple[str, int, int, int, int | None,
         out[int(trace.threads.id[t])] = [
             (
                 visible(view.methods.label(int(calls.method[r]))),
-                int(calls.start("wall", [r])[0]) + offset,
-                int(calls.end("wall", [r])[0]) + offset,
+                int(calls.start("wall", slice(r, r + 1))[0]) + offset,
+                int(calls.end("wall", slice(r, r + 1))[0]) + offset,
                 int(calls.depth[r]),
-                int(calls.start("cpu", [r])[0]) if cpu else None,
-                int(calls.end("cpu", [r])[0]) if cpu else None,
+                int(calls.start("cpu", slice(r, r + 1))[0]) if cpu else None,
+                int(calls.end("cpu", slice(r, r + 1))[0]) if cpu else None,
             )
             for r in rows
         ]

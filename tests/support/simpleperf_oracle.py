@@ -119,34 +119,34 @@ def read(data: bytes) -> Recording:
         assert isinstance(payload[0], bytes)
         m = _message(payload[0])
         if kind == 3:
-            fid = int(m.get(1, [0])[0])  # type: ignore[arg-type]
-            path = bytes(m.get(2, [b""])[0]).decode("utf-8", "surrogateescape")  # type: ignore[arg-type]
-            syms = [bytes(s).decode("utf-8", "surrogateescape") for s in m.get(3, [])]  # type: ignore[arg-type]
+            fid = int(m.get(1, [0])[0])
+            path = bytes(m.get(2, [b""])[0]).decode("utf-8", "surrogateescape")
+            syms = [bytes(s).decode("utf-8", "surrogateescape") for s in m.get(3, [])]
             rec.files.setdefault(fid, (path, syms))
         elif kind == 4:
-            name = bytes(m.get(3, [b""])[0]).decode("utf-8", "surrogateescape")  # type: ignore[arg-type]
-            rec.threads.setdefault(_signed32(int(m[1][0])), name)  # type: ignore[arg-type]
+            name = bytes(m.get(3, [b""])[0]).decode("utf-8", "surrogateescape")
+            rec.threads.setdefault(_signed32(int(m[1][0])), name)
         elif kind == 5:
-            rec.events = [bytes(e).decode() for e in m.get(1, [])]  # type: ignore[arg-type]
+            rec.events = [bytes(e).decode() for e in m.get(1, [])]
         elif kind == 1:
             raw.append(m)
     for m in raw:
         frames = []
         for e in m.get(3, []):
             f = _message(e)  # type: ignore[arg-type]
-            fid, sym = _signed32(int(f.get(2, [0])[0])), _signed32(int(f.get(3, [0])[0]))  # type: ignore[arg-type]
-            vaddr, ex = int(f.get(1, [0])[0]), int(f.get(4, [0])[0])  # type: ignore[arg-type]
+            fid, sym = _signed32(int(f.get(2, [0])[0])), _signed32(int(f.get(3, [0])[0]))
+            vaddr, ex = int(f.get(1, [0])[0]), int(f.get(4, [0])[0])
             path, syms = rec.files.get(fid, (f"[file {fid}]", []))
             symbol = syms[sym] if 0 <= sym < len(syms) else None
             frames.append((path, symbol, vaddr, ex))
         frames.reverse()
-        ev = _signed32(int(m.get(5, [0])[0]))  # type: ignore[arg-type]
+        ev = _signed32(int(m.get(5, [0])[0]))
         rec.samples.append(
             Sample(
-                tid=_signed32(int(m.get(2, [0])[0])),  # type: ignore[arg-type]
-                time=int(m.get(1, [0])[0]),  # type: ignore[arg-type]
+                tid=_signed32(int(m.get(2, [0])[0])),
+                time=int(m.get(1, [0])[0]),
                 event=rec.events[ev] if 0 <= ev < len(rec.events) else "",
-                count=int(m.get(4, [0])[0]),  # type: ignore[arg-type]
+                count=int(m.get(4, [0])[0]),
                 funcs=[(s if s is not None else _label(p, None, v, x), p) for p, s, v, x in frames],
                 labels=[_label(p, s, v, x) for p, s, v, x in frames],
             )

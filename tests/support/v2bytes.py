@@ -7,6 +7,7 @@ generation and the summary, following format.md §1.7 (not the package's code).
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 
 def uleb(value: int) -> bytes:
@@ -89,7 +90,7 @@ def beta_block(tid: int, records: list[Record], after: Record | None = None) -> 
 
 def alpha_block(
     tid: int,
-    records: list[tuple[int, int, int | None, int | None]],
+    records: Sequence[tuple[int, int, int | None, int | None]],
     id_width: int = 8,
     chained: bool = False,
 ) -> bytes:
@@ -120,7 +121,7 @@ def alpha_block(
     return head + bytes(payload)
 
 
-def gamma_block(tid: int, records: list[tuple[int, int, int, int | None]]) -> bytes:
+def gamma_block(tid: int, records: Sequence[tuple[int, int, int, int | None]]) -> bytes:
     """V2-γ (Perfetto): SLEB Δ(ts<<2|action), [SLEB Δcpu], SLEB Δmethod on entries only.
     Records: (method, action, ts ticks, cpu or None)."""
     payload = bytearray()

@@ -25,8 +25,11 @@ from support.plant import ALWAYS, planted_runs
 pytestmark = pytest.mark.browser
 
 
+Runs = tuple[list[Path], list[Path]]
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[Path]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     """Two runs per side of the planted scenario (ALWAYS 2x slower in the candidate), and
     a moved call: paths that are new and gone."""
     from traceview.writer import write
@@ -43,7 +46,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[Pat
 
 
 @pytest.fixture(scope="module")
-def single(runs: tuple[list[Path], list[Path]]) -> Iterator[Viewer]:
+def single(runs: Runs) -> Iterator[Viewer]:
     with serving(runs[0][0]) as v:
         yield v
 
@@ -69,7 +72,7 @@ def number(text: str) -> float:
         return float("nan")
 
 
-def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:
+def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs: Runs) -> None:
     errors: list[str] = []
     pg = open_page(browser, single.url, errors)
     assert pg.locator("#cand-pane").is_hidden() and pg.locator("[data-tab=diff]").is_hidden()
@@ -125,7 +128,7 @@ def test_compare_with_a_picked_file(browser: Any, single: Viewer, runs) -> None:
     assert not errors, errors
 
 
-def test_diff_flame_and_timelines(browser: Any, runs) -> None:
+def test_diff_flame_and_timelines(browser: Any, runs: Runs) -> None:
     from traceview.analysis.session import Session
     from traceview.readers import load
     from traceview.viewer.app import create_app
@@ -198,7 +201,7 @@ def test_diff_flame_and_timelines(browser: Any, runs) -> None:
     assert not errors, errors
 
 
-def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:
+def test_compare_by_drop(browser: Any, single: Viewer, runs: Runs) -> None:
     errors: list[str] = []
     pg = open_page(browser, single.url, errors)
     data = base64.b64encode(runs[1][1].read_bytes()).decode()
@@ -219,7 +222,7 @@ def test_compare_by_drop(browser: Any, single: Viewer, runs) -> None:
     assert not errors, errors
 
 
-def test_compare_report_offline(browser: Any, runs, tmp_path: Path) -> None:
+def test_compare_report_offline(browser: Any, runs: Runs, tmp_path: Path) -> None:
     """`traceview report BASE --vs NEW -o compare.html` from file://: the Diff tab, both
     metrics, the differential flame graph with both widths, and the candidate's timeline,
     every answer from the page (no server), none missing."""

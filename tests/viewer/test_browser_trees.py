@@ -55,7 +55,12 @@ def test_top_down_every_node_and_totals(page: Any) -> None:
     page.wait_for_selector("#tab-topdown .ct-row.cursor[aria-expanded='true']")
     tab.locator(".pt-scroll").press("ArrowDown")
     child = tab.locator(".ct-row.cursor .pt-name").get_attribute("style") or ""
-    pad = lambda s: int(re.search(r"padding-left:\s*(\d+)", s or "").group(1))  # noqa: E731
+
+    def pad(style: str | None) -> int:
+        found = re.search(r"padding-left:\s*(\d+)", style or "")
+        assert found is not None
+        return int(found.group(1))
+
     assert pad(child) == pad(depth) + 14
     shot(page, "tree-topdown-find")
 

@@ -7,6 +7,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from traceview.cli import report as report_cli
 from traceview.model import Trace
 from traceview.viewer import page as html
 from traceview.viewer import report
-from traceview.viewer.report import static_dir
+from traceview.viewer.assets import static_dir
 from traceview.writer import write
 
 
@@ -30,7 +31,7 @@ def page() -> str:
     return html.render(static_dir(), report.precompute(session, budget=200_000))
 
 
-def inlined(page: str) -> dict:
+def inlined(page: str) -> dict[str, Any]:
     return report_answers(page)
 
 
@@ -100,7 +101,9 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
         tmp_path,
         [["/k", {"a": 1}, "</script>"]],
     )
-    imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    importmap = re.search(r'importmap">(.*?)</script>', page, re.S)
+    assert importmap is not None
+    imports = json.loads(importmap.group(1))["imports"]
     a = base64.b64decode(imports["traceview:a.js"].split(",", 1)[1]).decode()
     assert '"traceview:b.js"' in a and '"traceview:c.js"' in a
     c = base64.b64decode(imports["traceview:c.js"].split(",", 1)[1]).decode()
@@ -111,7 +114,9 @@ def test_package_rewrites_specifiers(tmp_path: Path) -> None:
 
 
 def _module(page: str, key: str) -> str:
-    imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    importmap = re.search(r'importmap">(.*?)</script>', page, re.S)
+    assert importmap is not None
+    imports = json.loads(importmap.group(1))["imports"]
     return base64.b64decode(imports[key].split(",", 1)[1]).decode()
 
 
@@ -129,7 +134,9 @@ def test_package_follows_folders(tmp_path: Path) -> None:
     )
     (tmp_path / "panels" / "q.js").write_text("export const q = 1;")
     page = html.package('<script type="module" src="/static/app.js"></script>', tmp_path, {})
-    imports = json.loads(re.search(r'importmap">(.*?)</script>', page, re.S).group(1))["imports"]
+    importmap = re.search(r'importmap">(.*?)</script>', page, re.S)
+    assert importmap is not None
+    imports = json.loads(importmap.group(1))["imports"]
     keys = {"traceview:app.js", "traceview:lib/s.js", "traceview:panels/p.js"}
     assert set(imports) == keys | {"traceview:panels/q.js"}
     assert _module(page, "traceview:app.js") == (

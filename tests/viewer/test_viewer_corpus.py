@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -38,7 +39,7 @@ def every_answer(s: Session) -> None:
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_corpus_trace(path) -> None:
+def test_corpus_trace(path: Path) -> None:
     try:
         trace = traceview.load(str(path))
     except TraceError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import warnings
+from typing import Any
 
 import pytest
 
@@ -28,11 +29,12 @@ def client() -> TestClient:
     return TestClient(create_app(Session(trace)), base_url="http://127.0.0.1")
 
 
-def get(client: TestClient, url: str, status: int = 200) -> dict:
+def get(client: TestClient, url: str, status: int = 200) -> dict[str, Any]:
     r = client.get(url)
     assert r.status_code == status, (url, r.text)
     assert r.headers["content-type"].startswith("application/json")
-    return r.json()
+    answer: dict[str, Any] = r.json()
+    return answer
 
 
 def test_trace_answer(client: TestClient) -> None:
@@ -57,7 +59,7 @@ def test_trace_answer(client: TestClient) -> None:
 
 def test_trace_answer_sends_the_tiling(client: TestClient) -> None:
     """The UI's tile maths read the tiling from here (static/timeline/tiles.js), as integers."""
-    from traceview.analysis.layout.timeline import BUCKETS, MAX_LEVEL
+    from traceview.analysis.kernels.tiling import BUCKETS, MAX_LEVEL
 
     tiles = get(client, "/api/trace")["tiles"]
     assert tiles == {"buckets": BUCKETS, "max_level": MAX_LEVEL}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from typing import Any
 
 import pytest
 
@@ -22,8 +23,11 @@ with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
     from starlette.testclient import TestClient
 
 
+Runs = tuple[list[Session], list[Session]]
+
+
 @pytest.fixture(scope="module")
-def runs() -> tuple[list[Session], list[Session]]:
+def runs() -> Runs:
     base, cand = planted_runs(runs=3)
     return [Session(t) for t in base], [Session(t) for t in cand]
 
@@ -35,10 +39,11 @@ def client(runs: tuple[list[Session], list[Session]]) -> TestClient:
     return TestClient(app, base_url="http://127.0.0.1")
 
 
-def get(client: TestClient, url: str, status: int = 200) -> dict:
+def get(client: TestClient, url: str, status: int = 200) -> dict[str, Any]:
     r = client.get(url)
     assert r.status_code == status, (url, r.text)
-    return r.json()
+    answer: dict[str, Any] = r.json()
+    return answer
 
 
 def test_each_side_answers_its_own_trace(client: TestClient) -> None:
@@ -53,7 +58,7 @@ def test_each_side_answers_its_own_trace(client: TestClient) -> None:
     assert "side must be" in get(client, "/api/trace?side=other", 400)["error"]
 
 
-def test_compare_answer_is_the_comparisons(client: TestClient, runs) -> None:
+def test_compare_answer_is_the_comparisons(client: TestClient, runs: Runs) -> None:
     base, cand = runs
     a = get(client, "/api/compare")
     c = compare(base, cand, Thresholds())
@@ -113,7 +118,7 @@ def test_compare_open_loads_the_candidate() -> None:
     assert bad.status_code == 400 and "\n" not in bad.json()["error"]
 
 
-def test_compare_report_answers_are_the_servers(client: TestClient, runs) -> None:
+def test_compare_report_answers_are_the_servers(client: TestClient, runs: Runs) -> None:
     """Each answer the compare report holds (viewer/compare_report.py) is what the live
     compare server answers to the same request (its path and parameters, `side=cand` for the
     candidate's), the report's marks aside."""

@@ -4,6 +4,7 @@ order of records and says so; wall traces keep the wall axis."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,10 +22,11 @@ with warnings.catch_warnings():  # "use httpx2": not installed here; httpx works
 CPU_ONLY = ["aosp-perflib/basic-api10.trace", "chanjin-traceviewlog/SNS_Tracing_2_Refresh.trace"]
 
 
-def get(client: TestClient, url: str) -> dict:
+def get(client: TestClient, url: str) -> dict[str, Any]:
     r = client.get(url)
     assert r.status_code == 200, (url, r.text)
-    return r.json()
+    answer: dict[str, Any] = r.json()
+    return answer
 
 
 @pytest.mark.parametrize("name", CPU_ONLY)

@@ -34,7 +34,8 @@ def client() -> TestClient:
 
 
 def source(client: TestClient) -> str | None:
-    return client.get("/api/trace").json()["threads"][0]["name"]
+    name: str | None = client.get("/api/trace").json()["threads"][0]["name"]
+    return name
 
 
 def test_cross_origin_simple_post_cannot_switch_the_trace(client: TestClient) -> None:

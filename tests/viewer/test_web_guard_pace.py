@@ -69,7 +69,8 @@ def test_a_steady_body_and_a_slow_reader_pass() -> None:
         got = b""
         while True:
             message = await receive()
-            got += message["body"]
+            body: bytes = message["body"]
+            got += body
             await anyio.sleep(0.05)  # the server's own pause is not the client's
             if not message["more_body"]:
                 return got

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def eastern() -> Session:
     return _session(str(corpus_path(EASTERN)))
 
 
-def _child_sums(nodes: dict) -> dict[int, float]:
+def _child_sums(nodes: dict[str, Any]) -> dict[int, float]:
     out: dict[int, float] = defaultdict(float)
     for p, w in zip(nodes["parent"], nodes["width"], strict=True):
         out[p] += w

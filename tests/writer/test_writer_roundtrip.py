@@ -38,7 +38,7 @@ def traces() -> dict[tuple[str, str], Trace]:
     out = {}
     for style in ("art", "dalvik"):
         for clock in ("dual", "thread-cpu", "wall", "global"):
-            t = generate(records=2500, threads=5, seed=11, clock=clock, style=style)  # type: ignore[arg-type]
+            t = generate(records=2500, threads=5, seed=11, clock=clock, style=style)
             t.validate()
             out[style, clock] = t
     return out
