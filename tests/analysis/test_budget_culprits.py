@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+import numpy.typing as npt
 
-from traceview.analysis.calls import build_calls
+from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.layout.budget import culprits, frame_calls, paths
 from traceview.synth import generate
 
 
-def _by_hand(calls, excl, top: int) -> tuple[int, int, list[int]]:  # type: ignore[no-untyped-def]
+def _by_hand(calls: CallTable, excl: npt.NDArray[np.int64], top: int) -> tuple[int, int, list[int]]:
     """(heaviest call of the top self-time method, that method's self ns, path) one by one."""
     end = int(calls.subtree_end[top])
     per: dict[int, int] = defaultdict(int)

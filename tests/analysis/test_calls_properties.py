@@ -11,7 +11,7 @@ from support.oracle import oracle, oracle_profile
 from support.tracebuild import make_trace
 from traceview.analysis.calls import build_calls
 from traceview.analysis.profile import profile
-from traceview.model import Trace
+from traceview.model import Clock, Trace
 
 METHODS = ["a.A.f", "a.A.g", "b.B.h", "b.B.k"]
 
@@ -24,7 +24,7 @@ step = st.tuples(
 )
 
 
-def build(steps: list[tuple[int, str, int, int, int]], clock: str = "dual") -> Trace:
+def build(steps: list[tuple[int, str, int, int, int]], clock: Clock = "dual") -> Trace:
     cpu: dict[int, int] = {}
     wall: dict[int, int] = {}
     events = []
@@ -101,7 +101,7 @@ def test_calls_match_reference_on_random_sequences(
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(step, min_size=1, max_size=30), st.sampled_from(["thread-cpu", "wall"]))
-def test_single_clock_traces(steps: list[tuple[int, str, int, int, int]], clock: str) -> None:
+def test_single_clock_traces(steps: list[tuple[int, str, int, int, int]], clock: Clock) -> None:
     check(build(steps, clock))
 
 

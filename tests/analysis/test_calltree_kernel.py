@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 from unittest import mock
 
@@ -22,7 +23,7 @@ from traceview.analysis import filters
 from traceview.analysis import workers as _workers
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.calltree import CallTree, invert, top_down
-from traceview.analysis.ranges import clipped_spans, cut_thread
+from traceview.analysis.ranges import ThreadCut, clipped_spans, cut_thread
 from traceview.model import EventTable, Trace
 from traceview.synth import generate
 
@@ -37,10 +38,15 @@ def same(a: CallTree, b: CallTree) -> None:
         assert a.excl[c].tolist() == b.excl[c].tolist()
 
 
-def pieces(calls: CallTable, threads: list[int] | None, workers: int, **kw: object) -> CallTree:
+def pieces(
+    calls: CallTable,
+    threads: list[int] | None,
+    workers: int,
+    cuts: Sequence[ThreadCut] | None = None,
+) -> CallTree:
     """`top_down` on `workers` pieces however few the rows."""
     with mock.patch.object(_workers, "PIECE_ROWS", 1):
-        return top_down(calls, threads, workers=workers, **kw)  # type: ignore[arg-type]
+        return top_down(calls, threads, cuts=cuts, workers=workers)
 
 
 def reference(

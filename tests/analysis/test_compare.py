@@ -204,7 +204,10 @@ def test_threads_meet_by_name_and_by_main() -> None:
     a = make_trace(MAIN_EVENTS, names={1: "main", 2: "worker"})
     # the other build's main thread has another name; its worker another id
     b = make_trace(
-        [((9 if t == 1 else 5), *e) for t, *e in MAIN_EVENTS],  # type: ignore[misc]
+        [
+            (9 if t == 1 else 5, action, method, cpu, wall)
+            for t, action, method, cpu, wall in MAIN_EVENTS
+        ],
         names={9: "main", 5: "worker"},
     )
     b = replace(b, threads=replace(b.threads, name=("UI-thread", "worker")))

@@ -16,15 +16,16 @@ from support.plant import ALWAYS, NOISY, SOMETIMES, planted_runs
 from support.tracebuild import make_trace
 from traceview.analysis import Session, View
 from traceview.analysis.diff import DiffView, Thresholds, diff, name_filter
+from traceview.analysis.query import Rename
 from traceview.analysis.significance import compare, dof, t_cdf, t_quantile
 from traceview.model import MethodTable, Trace
 
 
-def views(traces: list[Trace], **query: object) -> list[View]:
+def views(traces: list[Trace], rename: Rename | None = None) -> list[View]:
     out = []
     for t in traces:
         s = Session(t)
-        out.append(View(s, s.query(**query)))  # type: ignore[arg-type]
+        out.append(View(s, s.query(rename=rename)))
     return out
 
 

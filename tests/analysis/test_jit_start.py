@@ -70,10 +70,11 @@ def test_a_stale_index_naming_a_class_gone_since_is_a_cache_miss(tmp_path: Path)
     with index.open("rb") as f:
         version = pickle.load(f)
     gone = types.ModuleType("traceview_gone")
-    gone.Gone = type("Gone", (), {"__module__": "traceview_gone"})  # type: ignore[attr-defined]
+    gone_class = type("Gone", (), {"__module__": "traceview_gone"})
+    vars(gone)["Gone"] = gone_class  # pickled by reference as traceview_gone.Gone
     sys.modules["traceview_gone"] = gone
     try:
-        stale = pickle.dumps(("old stamp", {gone.Gone(): "grown-0.nbc"}))
+        stale = pickle.dumps(("old stamp", {gone_class(): "grown-0.nbc"}))
     finally:
         del sys.modules["traceview_gone"]
     index.write_bytes(pickle.dumps(version) + stale)

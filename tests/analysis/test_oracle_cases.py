@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -118,8 +119,8 @@ def test_oracle_unbalanced_by_hand() -> None:
 
 
 @pytest.mark.parametrize("make", [recursion_trace, unbalanced_trace])
-def test_oracle_engine_hand_cases(make: object) -> None:
-    check_all(make())  # type: ignore[operator]
+def test_oracle_engine_hand_cases(make: Callable[[], Trace]) -> None:
+    check_all(make())
 
 
 def test_oracle_threads_without_records() -> None:

@@ -20,7 +20,7 @@ from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile, profile
 from traceview.analysis.query import default_clock
 from traceview.exporters.dump import regress
-from traceview.model import EventTable, ThreadTable, Trace
+from traceview.model import Clock, EventTable, ThreadTable, Trace
 from traceview.synth import generate
 
 
@@ -67,8 +67,9 @@ def test_streamed_equals_call_table_profile(trace: Trace) -> None:
 
 
 def test_streamed_on_generated_traces() -> None:
-    for seed, clock in ((1, "dual"), (2, "wall"), (3, "thread-cpu")):
-        trace = generate(records=40_000, threads=6, seed=seed, clock=clock)  # type: ignore[arg-type]
+    runs: tuple[tuple[int, Clock], ...] = ((1, "dual"), (2, "wall"), (3, "thread-cpu"))
+    for seed, clock in runs:
+        trace = generate(records=40_000, threads=6, seed=seed, clock=clock)
         trace.validate()
         assert_same(trace)
 

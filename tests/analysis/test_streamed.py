@@ -24,7 +24,7 @@ from support.engine_checks import traces
 from traceview.analysis.direct import direct_profile
 from traceview.analysis.profile import Profile
 from traceview.analysis.streamed import FirstLook, Pass
-from traceview.model import Trace
+from traceview.model import Clock, Trace
 from traceview.readers.stream import records
 from traceview.synth import generate
 from traceview.writer import write
@@ -97,8 +97,9 @@ def decoding(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_generated(chunk: int, workers: int, tmp_path: Path) -> None:
-    for seed, clock in ((1, "dual"), (2, "wall"), (3, "thread-cpu")):
-        trace = generate(records=40_000, threads=6, seed=seed, clock=clock)  # type: ignore[arg-type]
+    runs: tuple[tuple[int, Clock], ...] = ((1, "dual"), (2, "wall"), (3, "thread-cpu"))
+    for seed, clock in runs:
+        trace = generate(records=40_000, threads=6, seed=seed, clock=clock)
         check(written(trace, tmp_path, f"{seed}.trace"), workers)
 
 

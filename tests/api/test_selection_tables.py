@@ -21,17 +21,25 @@ from support.tracebuild import make_trace
 from traceview.analysis import Query, View
 from traceview.api import Session, Table
 from traceview.api.tables import calls_table, edges_table, tables, threads_table
+from traceview.model import Clock
 from traceview.synth import demo_path, generate
 
 
 @cache
-def generated(seed: int, clock: str = "dual") -> Session:
-    return Session(generate(records=6_000, threads=4, seed=seed, clock=clock))  # type: ignore[arg-type]
+def generated(seed: int, clock: Clock = "dual") -> Session:
+    return Session(generate(records=6_000, threads=4, seed=seed, clock=clock))
 
 
 @cache
 def demo() -> Session:
     return traceview.session(demo_path())
+
+
+def column(table: Table, name: str) -> np.ndarray:
+    """`table[name]`, which this test knows the trace records (not None)."""
+    col = table[name]
+    assert col is not None, name
+    return col
 
 
 def per_method(n: int, method: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -50,7 +58,7 @@ def check_against_profile(session: Session, q: Query) -> None:
     assert method is not None
     counts = per_method(n, method, np.ones(len(calls), dtype=np.int64))
     assert np.array_equal(counts, prof.calls + prof.recursive_calls)
-    outer = ~calls["recursive"]  # type: ignore[operator]
+    outer = ~column(calls, "recursive")
     for c in session.clocks:
         excl, incl = calls[f"excl_{c}_ns"], calls[f"incl_{c}_ns"]
         assert excl is not None and incl is not None
@@ -90,7 +98,7 @@ def check_against_profile(session: Session, q: Query) -> None:
         total = threads[f"total_{c}_ns"]
         assert total is not None
         assert np.array_equal(total[sel], prof.thread_total[c])
-    assert threads["selected"][sel].all()  # type: ignore[index]
+    assert column(threads, "selected")[sel].all()
     calls_per_thread = threads["calls"]
     assert calls_per_thread is not None
     assert np.array_equal(calls_per_thread[sel], prof.thread_calls)
@@ -155,9 +163,9 @@ def test_edge_case_tables_empty_and_hand_made() -> None:
     s = Session(trace)
     check_against_profile(s, s.query())
     calls = s.select().calls()
-    assert calls["recursive"].tolist() == [False, True]  # type: ignore[union-attr]
-    assert calls["parent"].tolist() == [-1, 0]  # type: ignore[union-attr]
-    assert calls["excl_wall_ns"].tolist() == [6000, 3000]  # type: ignore[union-attr]
+    assert column(calls, "recursive").tolist() == [False, True]
+    assert column(calls, "parent").tolist() == [-1, 0]
+    assert column(calls, "excl_wall_ns").tolist() == [6000, 3000]
     none = s.select(start="20us", end="30us")
     assert len(none.calls()) == 0 and len(none.profile()) == 0 and len(none.edges()) == 0
     assert set(tables(none.view)) == {"calls", "methods", "threads", "edges", "profile"}
@@ -197,7 +205,7 @@ def test_select_errors_are_plain_values_errors() -> None:
     with pytest.raises(ValueError, match="bad duration"):
         s.select(start="1.5 seconds")
     with pytest.raises(TypeError, match="int ns"):
-        s.select().range(1.5)  # type: ignore[arg-type]
+        s.select().range(1.5)  # type: ignore[arg-type]  # deliberate: a float is refused
     with pytest.raises(ValueError, match="ends before"):
         s.select().range("2s", "1s")
     with pytest.raises(ValueError, match="no cpu clock"):
@@ -218,10 +226,10 @@ def test_method_patterns_choose_rows_never_numbers() -> None:
     # patterns within one call are ORed, successive calls ANDed; labels with signatures match
     either = sel.methods("*.onBindViewHolder", "*.bind").profile()
     both = sel.methods("*.onBindViewHolder", "*.bind").methods("*Search*").profile()
-    assert set(both["method"].tolist()) < set(either["method"].tolist())  # type: ignore[union-attr]
+    assert set(column(both, "method").tolist()) < set(column(either, "method").tolist())
     assert len(sel.methods("*.bind (*)V").profile()) > 0
     calls = matched.calls()
-    assert set(calls["method"].tolist()) <= set(r["method"] for r in rows)  # type: ignore[union-attr]
+    assert set(column(calls, "method").tolist()) <= set(r["method"] for r in rows)
     edges = matched.edges()
     hit = matched.matching()
     for r in edges.rows():
@@ -235,7 +243,7 @@ def test_one_line_top_20_by_exclusive_wall_time_on_the_main_thread() -> None:
     s = demo()
     prof = s.profile(s.query(threads=[s.main_thread()]))
     want = np.sort(prof.excl["wall"][prof.excl["wall"] > 0])[::-1][:20]
-    assert top["excl_wall_ns"].tolist() == want.tolist()  # type: ignore[union-attr]
+    assert column(top, "excl_wall_ns").tolist() == want.tolist()
 
 
 # -- tables ----------------------------------------------------------------------------------
@@ -246,15 +254,15 @@ def test_table_sort_head_where_rows_and_repr() -> None:
     names[:] = ["b", "a\x1b[31m", "c", "a"]
     t = Table({"x": np.array([2, 1, 2, 3]), "name": names, "none": None})
     assert t.columns == ("x", "name", "none") and len(t) == 4
-    assert t.sort("x")["x"].tolist() == [3, 2, 2, 1]  # type: ignore[union-attr]
-    assert t.sort("x")["name"].tolist()[1:3] == ["b", "c"]  # type: ignore[union-attr]  # stable
-    assert t.sort("x", descending=False)["x"].tolist() == [1, 2, 2, 3]  # type: ignore[union-attr]
-    assert t.sort("name", descending=False)["name"].tolist()[0] == "a"  # type: ignore[union-attr]
+    assert column(t.sort("x"), "x").tolist() == [3, 2, 2, 1]
+    assert column(t.sort("x"), "name").tolist()[1:3] == ["b", "c"]  # stable
+    assert column(t.sort("x", descending=False), "x").tolist() == [1, 2, 2, 3]
+    assert column(t.sort("name", descending=False), "name").tolist()[0] == "a"
     assert t.top(2, "x").rows() == [
         {"x": 3, "name": "a", "none": None},
         {"x": 2, "name": "b", "none": None},
     ]
-    assert len(t.where(t["x"] == 2)) == 2  # type: ignore[arg-type]
+    assert len(t.where(column(t, "x") == 2)) == 2
     with pytest.raises(ValueError, match="does not record"):
         t.sort("none")
     with pytest.raises(KeyError, match="no column 'y'"):

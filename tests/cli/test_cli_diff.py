@@ -14,9 +14,10 @@ import pytest
 from support.plant import ALWAYS, NOISY, SOMETIMES, planted_runs
 from support.tracebuild import make_trace
 from traceview.cli import main
+from traceview.model import Variant
 from traceview.writer import write
 
-VARIANTS = ("regular", "streaming", "v2", "split", "regular")
+VARIANTS: tuple[Variant, ...] = ("regular", "streaming", "v2", "split", "regular")
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], list[str]
         for i, trace in enumerate(traces):
             variant = VARIANTS[i]
             path = root / (f"{side}{i}" if variant == "split" else f"{side}{i}.trace")
-            write(trace, path, variant=variant)  # type: ignore[arg-type]
+            write(trace, path, variant=variant)
             out.append(str(path))  # a split pair opens by its base name
     return paths
 

@@ -7,22 +7,24 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 from pathlib import Path
+from typing import Unpack
 
 import pytest
 
 from support.corpus import corpus_files
 from support.dmtracedump_run import accepted, debian, needs_debian, ours
-from support.tracebuild import make_trace
-from traceview.model import Trace
+from support.synth_args import GenerateArgs
+from support.tracebuild import MakeTraceArgs, make_trace
+from traceview.model import Clock, Trace
 from traceview.synth import generate
 from traceview.writer import write
 
 pytestmark = [pytest.mark.dmtracedump, needs_debian]
 
 
-def _written(tmp_path: Path, name: str, **kw: object) -> Path:
+def _written(tmp_path: Path, name: str, **kw: Unpack[GenerateArgs]) -> Path:
     path = tmp_path / name
-    write(generate(**kw), path, variant="regular")  # type: ignore[arg-type]
+    write(generate(**kw), path, variant="regular")
     return path
 
 
@@ -40,7 +42,7 @@ def test_report_dump_and_html_equal_debian(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     seed: int,
-    clock: str,
+    clock: Clock,
     threads: int,
     style: str,
     balanced: bool,
@@ -78,9 +80,11 @@ def test_diff_equals_debian(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert out == theirs.stdout
 
 
-def _hand(tmp_path: Path, events: list[tuple[int, str, str, int, int]], **kw: object) -> Path:
+def _hand(
+    tmp_path: Path, events: list[tuple[int, str, str, int, int]], **kw: Unpack[MakeTraceArgs]
+) -> Path:
     path = tmp_path / "hand.trace"
-    write(make_trace(events, **kw), path, variant="regular")  # type: ignore[arg-type]
+    write(make_trace(events, **kw), path, variant="regular")
     return path
 
 

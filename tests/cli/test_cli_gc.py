@@ -5,6 +5,7 @@ when it returns: a caller in the same process (the tests, an embedding tool) kee
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def test_the_collector_is_off_while_a_one_shot_command_runs_and_back_after(
     seen: list[bool] = []
     entry = cli._entry
 
-    def watching(module: str):  # type: ignore[no-untyped-def]
+    def watching(module: str) -> Callable[[list[str]], int]:
         run = entry(module)
 
         def wrapped(argv: list[str]) -> int:

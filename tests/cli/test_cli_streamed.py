@@ -11,15 +11,17 @@ import argparse
 import io
 import sys
 from pathlib import Path
+from typing import Unpack
 
 import numpy as np
 import pytest
 
 import traceview.cli.streamed as streamed
 from support.corpus import readable
+from support.synth_args import GenerateArgs
 from traceview import load
 from traceview.cli import main
-from traceview.model import EventTable
+from traceview.model import Clock, EventTable
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -58,16 +60,16 @@ COMMANDS = [
 ]
 
 
-def written(tmp_path: Path, **kw: object) -> Path:
+def written(tmp_path: Path, **kw: Unpack[GenerateArgs]) -> Path:
     path = tmp_path / "t.trace"
-    write(generate(**kw), path, variant="regular")  # type: ignore[arg-type]
+    write(generate(**kw), path, variant="regular")
     return path
 
 
 @pytest.mark.parametrize("balanced", [True, False])
 @pytest.mark.parametrize("clock", ["dual", "thread-cpu", "wall"])
 def test_generated(
-    clock: str,
+    clock: Clock,
     balanced: bool,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

@@ -46,7 +46,9 @@ def test_a_diff_of_the_dataset_equals_a_diff_of_the_traces(
         assert status == want_status
         for side, paths in (("baseline", base), ("candidate", cand)):
             assert got.pop(side) == [p.name for p in paths]  # the runs, by their names
-            assert [Path(p).name for p in want.pop(side)] == [p.name for p in paths]  # type: ignore[attr-defined]
+            wanted = want.pop(side)
+            assert isinstance(wanted, list)
+            assert [Path(p).name for p in wanted] == [p.name for p in paths]
         assert "paths" in want and "paths" not in got  # the call paths need the traces' trees
         want.pop("paths")
         want.pop("paths_left_out")

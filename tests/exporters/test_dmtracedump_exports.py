@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -22,6 +22,7 @@ from traceview.analysis.dmtracedump.numbers import legacy_profile
 from traceview.analysis.session import Session
 from traceview.analysis.view import View
 from traceview.exporters import get
+from traceview.model import Variant
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -37,7 +38,10 @@ def regular(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("variant", ["split", "streaming", "v2", "gzip"])
 def test_every_variant_gives_the_regular_report(
-    tmp_path: Path, regular: Path, capsys: pytest.CaptureFixture[str], variant: str
+    tmp_path: Path,
+    regular: Path,
+    capsys: pytest.CaptureFixture[str],
+    variant: Variant | Literal["gzip"],
 ) -> None:
     if variant == "gzip":
         path = tmp_path / "v.trace.gz"
@@ -47,7 +51,7 @@ def test_every_variant_gives_the_regular_report(
         path = tmp_path / "v.key"
     else:
         path = tmp_path / "v.trace"
-        write(TRACE, path, variant=variant)  # type: ignore[arg-type]
+        write(TRACE, path, variant=variant)
     _, base, _ = ours([regular], capsys)
     status, out, _ = ours([path], capsys)
     assert status == 0

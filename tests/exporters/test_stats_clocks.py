@@ -12,6 +12,7 @@ import pytest
 
 from support.tracebuild import make_trace
 from traceview.cli import stats
+from traceview.model import Clock
 from traceview.writer import write
 
 # run: 10 µs CPU of 100 µs wall; sleep: 1 µs CPU of 90 µs wall (blocked)
@@ -42,7 +43,7 @@ def test_percent_follows_the_selected_clock(
 
 @pytest.mark.parametrize("clock", ["thread-cpu", "wall"])
 def test_single_clock_trace_table_and_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: Clock
 ) -> None:
     cpu_only = clock == "thread-cpu"
     events = [

@@ -15,7 +15,8 @@ import pytest
 import traceview
 from support import hostile
 from support.corpus import corpus_files
-from traceview.model import TraceError
+from support.writer_out import WriteOptions
+from traceview.model import TraceError, Variant
 
 PREFIX = 128 << 10  # mutate at most the first 128 KiB of a file (key + many records)
 SEED = 20261123
@@ -30,14 +31,15 @@ def bases() -> list[tuple[str, bytes]]:
             out.append((f"{path.name}(gz)", raw))  # the gzip stream itself, mutated
             raw = gzip.decompress(raw)
         out.append((f"{path.parent.name}/{path.name}", raw[:PREFIX]))
-    for variant, kw in (
+    generated: tuple[tuple[Variant, WriteOptions], ...] = (
         ("v2", {}),
         ("v2-streaming", {"generation": "alpha"}),
         ("v2-streaming", {"generation": "gamma"}),
         ("streaming", {}),
         ("streaming-nosummary", {}),
         ("data-only", {}),
-    ):
+    )
+    for variant, kw in generated:
         name = f"generated-{variant}-{kw.get('generation', 'beta')}"
         out.append((name, hostile.written(variant, records=3000, seed=11, **kw)[:PREFIX]))
     return out

@@ -14,7 +14,7 @@ import pytest
 
 import traceview
 from support import hostile
-from traceview.model import TraceError
+from traceview.model import TraceError, Variant
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -52,7 +52,7 @@ def test_max_size_bounds_files_and_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming", "v2"])
-def test_sparse_zero_tail_is_cut(tmp_path: Path, variant: str) -> None:
+def test_sparse_zero_tail_is_cut(tmp_path: Path, variant: Variant) -> None:
     path = hostile.sparse_after(tmp_path / "z.trace", hostile.written(variant), 1 << 31)
     trace = traceview.load(path)
     trace.validate()
@@ -142,7 +142,7 @@ def test_fill_run_finder_across_chunks(chunk: int, fill: bytes) -> None:
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming", "v2"])
-def test_erased_ff_tail_is_cut(variant: str) -> None:
+def test_erased_ff_tail_is_cut(variant: Variant) -> None:
     trace = traceview.load(hostile.written(variant) + b"\xff" * (3 << 20))
     trace.validate()
     assert len(trace.events) == 4000 and "fill-run" in codes(trace)

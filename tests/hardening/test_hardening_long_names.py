@@ -12,6 +12,7 @@ import contextlib
 import io
 import tracemalloc
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,6 +22,9 @@ from traceview.analysis import Session
 from traceview.analysis.layout.flame import KINDS
 from traceview.cli import main
 from traceview.writer import write
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 METHODS = 500
 LONG = 200_000  # characters of one method's name; the others are ~12
@@ -53,8 +57,8 @@ class Counter(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, data: object) -> int:
-        n = len(memoryview(data))  # type: ignore[arg-type]
+    def write(self, data: ReadableBuffer) -> int:
+        n = len(memoryview(data))
         self.size += n
         return n
 

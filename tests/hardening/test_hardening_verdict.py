@@ -3,17 +3,20 @@ naming the likely cause; salvage=True reads it anyway; no corpus trace is refuse
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import traceview
 from support import hostile
 from support.corpus import corpus_files, corpus_path
-from traceview.model import TraceError, TraceFormatError
+from traceview.model import TraceError, TraceFormatError, Variant
+from traceview.writer import Style
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming", "v2", "data-only"])
 @pytest.mark.parametrize("style", ["art", "dalvik"])
-def test_text_converted_trace_is_refused(variant: str, style: str) -> None:
+def test_text_converted_trace_is_refused(variant: Variant, style: Style) -> None:
     raw = hostile.written(variant, records=20000, style=style)
     bad = hostile.text_converted(raw)
     with pytest.raises(TraceFormatError) as err:
@@ -23,7 +26,7 @@ def test_text_converted_trace_is_refused(variant: str, style: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["regular", "data-only"])
-def test_salvage_reads_it_anyway(variant: str) -> None:
+def test_salvage_reads_it_anyway(variant: Variant) -> None:
     bad = hostile.text_converted(hostile.written(variant, records=20000))
     trace = traceview.load(bad, salvage=True)
     trace.validate()
@@ -43,9 +46,9 @@ def test_real_trace_through_a_text_conversion() -> None:
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_no_corpus_trace_is_refused_as_damaged(path: object) -> None:
+def test_no_corpus_trace_is_refused_as_damaged(path: Path) -> None:
     try:
-        trace = traceview.load(path)  # type: ignore[arg-type]
+        trace = traceview.load(path)
     except TraceError as err:
         # only the simpleperf recording cut of its header is meant to be read with --salvage
         assert "salvage" not in str(err) or "without its SIMPLEPERF magic" in str(err)

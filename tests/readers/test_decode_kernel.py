@@ -19,7 +19,7 @@ import traceview.readers.v1.clocks as clocks
 import traceview.readers.v1.compiled as compiled_chunks
 import traceview.readers.v1.records as records
 from support.corpus import readable
-from traceview.model import Trace
+from traceview.model import Clock, Trace, Variant
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -56,21 +56,21 @@ def same(a: Trace, b: Trace) -> None:
     assert list(a.methods.id) == list(b.methods.id)
 
 
-def as_bytes(trace: Trace, variant: str = "regular") -> bytes:
+def as_bytes(trace: Trace, variant: Variant = "regular") -> bytes:
     out = io.BytesIO()
-    write(trace, out, variant=variant)  # type: ignore[arg-type]
+    write(trace, out, variant=variant)
     return out.getvalue()
 
 
 @pytest.mark.parametrize("clock", ["dual", "wall", "thread-cpu"])
 @pytest.mark.parametrize("style", ["art", "dalvik"])
-def test_generated(clock: str, style: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    trace = generate(records=30_000, threads=5, seed=3, clock=clock, style=style)  # type: ignore[arg-type]
+def test_generated(clock: Clock, style: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = generate(records=30_000, threads=5, seed=3, clock=clock, style=style)
     same(*both(as_bytes(trace), monkeypatch))
 
 
 @pytest.mark.parametrize("variant", ["regular", "streaming"])
-def test_wrapped_clocks_and_chunks(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrapped_clocks_and_chunks(variant: Variant, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past 2^32 µs the u32 times wrap (unwrapped per thread, across chunks)."""
     trace = generate(records=20_000, threads=4, seed=8, duration_us=3 * 2**32, order="chunks")
     plain, compiled = both(as_bytes(trace, variant), monkeypatch)

@@ -17,14 +17,14 @@ import traceview
 import traceview.readers.v1.clocks as clocks
 import traceview.readers.v1.records as records
 from support import readers_bytes as rb
-from traceview.model import Trace
+from traceview.model import Trace, Variant
 from traceview.synth import generate
 from traceview.writer import write
 
 
-def as_bytes(trace: Trace, variant: str = "regular") -> bytes:
+def as_bytes(trace: Trace, variant: Variant = "regular") -> bytes:
     out = io.BytesIO()
-    write(trace, out, variant=variant)  # type: ignore[arg-type]
+    write(trace, out, variant=variant)
     return out.getvalue()
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Unpack
 
 import numpy as np
 import pytest
 
 import traceview
-from traceview.model import Trace
+from support.writer_out import WriteArgs
+from traceview.model import Clock, Trace, Variant
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -26,15 +28,15 @@ def same_events(original: Trace, loaded: Trace) -> None:
         assert np.array_equal(a.time(clock) // 1000 * 1000, b.time(clock)), clock
 
 
-def roundtrip(trace: Trace, **options: object) -> Trace:
+def roundtrip(trace: Trace, **options: Unpack[WriteArgs]) -> Trace:
     buf = io.BytesIO()
-    write(trace, buf, **options)  # type: ignore[arg-type]
+    write(trace, buf, **options)
     return traceview.load(buf.getvalue())
 
 
 @pytest.mark.parametrize("variant", ["regular", "data-only", "streaming", "streaming-nosummary"])
 @pytest.mark.parametrize("style", ["art", "dalvik"])
-def test_variants(variant: str, style: str) -> None:
+def test_variants(variant: Variant, style: str) -> None:
     trace = generate(records=3000, threads=5, seed=3, style=style)
     loaded = roundtrip(trace, variant=variant)
     assert loaded.header.variant == variant
@@ -56,8 +58,8 @@ def test_split_pair(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("version", "clock"), [(1, "thread-cpu"), (2, "wall"), (2, "thread-cpu")])
-def test_single_clock_versions(version: int, clock: str) -> None:
-    trace = generate(records=2000, threads=4, seed=5, clock=clock)  # type: ignore[arg-type]
+def test_single_clock_versions(version: int, clock: Clock) -> None:
+    trace = generate(records=2000, threads=4, seed=5, clock=clock)
     loaded = roundtrip(trace, version=version)
     assert (loaded.header.version, loaded.header.clock) == (version, clock)
     same_events(trace, loaded)

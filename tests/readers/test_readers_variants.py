@@ -14,12 +14,13 @@ import pytest
 import traceview
 from support import readers_bytes as rb
 from traceview.model import NotATraceError, Trace, TraceFormatError
+from traceview.readers import Input
 
 ROWS = [(1, 0x0, 0, 0, 10), (2, 0x8, 0, 0, 12), (1, 0x4, 0, 5, 20), (1, 0x4, 1, 9, 30)]
 
 
-def load(source: object) -> Trace:
-    trace = traceview.load(source)  # type: ignore[arg-type]
+def load(source: Input) -> Trace:
+    trace = traceview.load(source)
     trace.validate()
     return trace
 

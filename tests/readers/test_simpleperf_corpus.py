@@ -149,7 +149,8 @@ def test_headerless_is_refused_then_salvaged() -> None:
     path = corpus_path(MALFORMED)
     with pytest.raises(traceview.TraceError) as err:
         traceview.load(path)
-    line = err.value.line()  # type: ignore[attr-defined]
+    assert isinstance(err.value, traceview.TraceFormatError)  # the kind that has .line()
+    line = err.value.line()
     assert line.startswith(f"{path}: at byte 0: this is a simpleperf recording without its")
     assert "--salvage" in line and "\n" not in line
     trace, rec = _load(MALFORMED, salvage=True)

@@ -4,6 +4,7 @@ clock and file/streaming mode; the records read back are the ones written."""
 from __future__ import annotations
 
 import io
+from typing import Required, TypedDict, Unpack
 
 import numpy as np
 import pytest
@@ -38,9 +39,19 @@ def per_thread(trace: Trace, clock: str, scale: int = 1) -> dict[int, list[tuple
     return out
 
 
-def dump(trace: Trace, **kw: object) -> bytes:
+class V2Options(TypedDict, total=False):
+    """`write_v2`'s keyword arguments."""
+
+    streaming: Required[bool]
+    generation: str
+    clock: str | None
+    unit: str
+    block_records: int
+
+
+def dump(trace: Trace, **kw: Unpack[V2Options]) -> bytes:
     buf = io.BytesIO()
-    write_v2(trace, buf, **kw)  # type: ignore[arg-type]
+    write_v2(trace, buf, **kw)
     return buf.getvalue()
 
 
@@ -48,7 +59,12 @@ def dump(trace: Trace, **kw: object) -> bytes:
 @pytest.mark.parametrize("clock", CLOCKS)
 @pytest.mark.parametrize("streaming", [False, True])
 def test_round_trip(source: Trace, generation: str, clock: str, streaming: bool) -> None:
-    kw = {"streaming": streaming, "generation": generation, "clock": clock, "block_records": 500}
+    kw: V2Options = {
+        "streaming": streaming,
+        "generation": generation,
+        "clock": clock,
+        "block_records": 500,
+    }
     first = dump(source, **kw)
     back = read(first)
     back.validate()

@@ -12,9 +12,10 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pytest
+from starlette.applications import Starlette
 
 from support.viewer_trace import EVIL_CLASS, EVIL_THREAD, viewer_trace
 from traceview.service.probe import Limits
@@ -42,10 +43,21 @@ def evil_bytes() -> bytes:
     return out.getvalue()
 
 
+class ConfigArgs(TypedDict, total=False):
+    """The `Config` fields a test sets (the rest keep their defaults)."""
+
+    max_upload: int
+    token: str | None
+    memory_budget: int
+    limits: Limits
+    pending: int
+    dataset: Path | None
+
+
 @contextmanager
-def make_client(root: Path, **config: object) -> Iterator[TestClient]:
+def make_client(root: Path, **config: Unpack[ConfigArgs]) -> Iterator[TestClient]:
     store = SqliteStore(root)
-    app = create_service(store, allowed_hosts=("127.0.0.1",), config=Config(**config))  # type: ignore[arg-type]
+    app = create_service(store, allowed_hosts=("127.0.0.1",), config=Config(**config))
     try:
         with TestClient(app, base_url="http://127.0.0.1") as client:
             yield client
@@ -284,7 +296,8 @@ def test_memory_budget_evicts_old_sessions(tmp_path: Path) -> None:
         b = upload(c, trace_bytes(seed=2))["id"]
         assert c.get(f"/t/{a}/api/trace").status_code == 200
         assert c.get(f"/t/{b}/api/trace").status_code == 200
-        sessions = c.app.state.sessions  # type: ignore[attr-defined]
+        assert isinstance(c.app, Starlette)
+        sessions = c.app.state.sessions
         assert list(sessions.sizes()) == [b] and sessions.sizes()[b] > 0
         assert c.get(f"/t/{a}/api/trace").status_code == 200  # reopened from disk
 

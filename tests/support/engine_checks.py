@@ -14,7 +14,7 @@ from support.oracle import Oracle, OracleProfile, oracle, oracle_profile
 from support.tracebuild import make_trace
 from traceview.analysis.calls import CallTable, build_calls
 from traceview.analysis.profile import Profile, profile, thread_profiles
-from traceview.model import Trace
+from traceview.model import Clock, Trace
 
 METHODS = ["a.A.f", "a.A.g", "b.B.h", "b.B.k", "c.C.never"]  # the last one is never called
 USED = 4
@@ -74,7 +74,10 @@ def thread_ops(draw: st.DrawFn, messy: bool) -> list[Op]:
 
 @st.composite
 def traces(
-    draw: st.DrawFn, messy: bool = True, clock: str | None = None, threads: tuple[int, int] = (1, 4)
+    draw: st.DrawFn,
+    messy: bool = True,
+    clock: Clock | None = None,
+    threads: tuple[int, int] = (1, 4),
 ) -> Trace:
     """Threads interleaved at random (sometimes one after the other); per-thread times
     non-decreasing with many ties, sometimes far from zero (32-bit µs, epoch ns)."""
@@ -83,7 +86,8 @@ def traces(
         st.lists(st.integers(1, 40000), min_size=n_threads, max_size=n_threads, unique=True)
     )
     scripts = [draw(thread_ops(messy)) for _ in range(min(n_threads, 4))]
-    clk = clock or draw(st.sampled_from(["dual", "thread-cpu", "wall"]))
+    clocks: list[Clock] = ["dual", "thread-cpu", "wall"]
+    clk = clock if clock is not None else draw(st.sampled_from(clocks))
     rnd = random.Random(draw(st.integers(0, 2**32)))  # interleaving and times: cheap
     per_thread = scripts + [rnd.choice(scripts) for _ in range(n_threads - len(scripts))]
     order = [t for t, ops in enumerate(per_thread) for _ in ops]

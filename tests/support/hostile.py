@@ -13,9 +13,12 @@ import os
 import struct
 import zlib
 from pathlib import Path
+from typing import Unpack
 
 import traceview.writer
 from support import readers_bytes as rb
+from support.writer_out import WriteOptions
+from traceview.model import Variant
 from traceview.synth import generate
 
 ROWS = [(1, 0x0, 0, 10, 100), (1, 0x4, 0, 12, 110), (1, 0x4, 1, 20, 150), (1, 0x0, 1, 30, 200)]
@@ -88,11 +91,13 @@ def gzip_of(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-def written(variant: str, records: int = 4000, seed: int = 3, **kw: object) -> bytes:
+def written(
+    variant: Variant, records: int = 4000, seed: int = 3, **kw: Unpack[WriteOptions]
+) -> bytes:
     """A generated trace written as `variant`."""
     trace = generate(records=records, threads=4, seed=seed)
     buf = io.BytesIO()
-    traceview.writer.write(trace, buf, variant=variant, **kw)  # type: ignore[arg-type]
+    traceview.writer.write(trace, buf, variant=variant, **kw)
     return buf.getvalue()
 
 

@@ -51,6 +51,7 @@ def read(pk: list[Message]) -> Read:
     out = Read()
     state: dict[int, dict[str, Any]] = {}
     open_: dict[int, list[list[Any]]] = {}
+    slices: dict[int, list[list[Any]]] = {}  # begun, their ends filled in later
     for p in pk:
         if "clock_snapshot" in p:
             out.clock = one(one(p, "clock_snapshot"), "primary_trace_clock")
@@ -86,7 +87,7 @@ def read(pk: list[Message]) -> Read:
         if kind == "TYPE_SLICE_BEGIN":
             name = state[seq]["names"][one(event, "name_iid")]
             entry = [name, ts, None, len(stack), cpu, None]
-            out.slices.setdefault(track, []).append(entry)  # type: ignore[arg-type]
+            slices.setdefault(track, []).append(entry)
             stack.append(entry)
         elif kind == "TYPE_SLICE_END":
             entry = stack.pop()
@@ -96,7 +97,7 @@ def read(pk: list[Message]) -> Read:
             assert kind == "TYPE_INSTANT"
             out.instants.append((ts, event))
     assert all(not s for s in open_.values()), "a slice was never closed"
-    out.slices = {k: [tuple(e) for e in v] for k, v in out.slices.items()}  # type: ignore[misc]
+    out.slices = {k: [(e[0], e[1], e[2], e[3], e[4], e[5]) for e in v] for k, v in slices.items()}
     return out
 
 

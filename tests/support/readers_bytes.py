@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
+from typing import TypedDict, Unpack
 
 Rec = tuple[int, ...]
 METHODS = (
@@ -16,6 +17,17 @@ METHODS = (
     (0x8, "com.a.Util", "helper", "()I", "Util.java"),
 )
 THREADS = ((1, "main"), (2, "worker"))
+MethodRow = tuple[int, *tuple[object, ...]]  # (id, class, name, sig, file[, line])
+
+
+class KeyArgs(TypedDict, total=False):
+    """`key()`'s arguments but `version`."""
+
+    clock: str | None
+    threads: Iterable[tuple[int, str]]
+    methods: Iterable[Sequence[object]]
+    options: Sequence[str]
+    nl: str
 
 
 def key(
@@ -76,11 +88,11 @@ def regular(
     version: int = 3,
     record_size: int = 14,
     offset: int = 32,
-    **key_args: object,
+    key_version: int | None = None,
+    **key_args: Unpack[KeyArgs],
 ) -> bytes:
-    """A combined key + data file."""
-    key_version = key_args.pop("key_version", version)
-    text = key(version=key_version, **key_args)  # type: ignore[arg-type]
+    """A combined key + data file (its key says `key_version`, by default `version`)."""
+    text = key(version=version if key_version is None else key_version, **key_args)
     return (
         text
         + header(version, offset=offset, record_size=record_size)
@@ -110,14 +122,14 @@ def streaming(
     *,
     version: int = 0xF3,
     summary: bool = True,
-    methods: Sequence[Sequence[object]] = METHODS,
+    methods: Sequence[MethodRow] = METHODS,
     threads: Sequence[tuple[int, str]] = THREADS,
 ) -> bytes:
     """A streaming file: each method/thread packet right before its first record."""
     out = bytearray(header(version))
     seen_m: set[int] = set()
     seen_t: set[int] = set()
-    by_id = {int(m[0]): m for m in methods}  # type: ignore[call-overload]
+    by_id = {int(m[0]): m for m in methods}
     names = dict(threads)
     for row in rows:
         tid, mid = row[0], row[1]

@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from re import _constants as c  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
+from importlib import import_module
 from typing import Any
+
+# re's private parser and its constants: typeshed has no stubs for them (Any, by design)
+c: Any = import_module("re._constants")
+_parser: Any = import_module("re._parser")
 
 Next = Callable[[int], bool]
 CATEGORIES: dict[Any, Callable[[str], bool]] = {

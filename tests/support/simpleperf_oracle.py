@@ -133,7 +133,8 @@ def read(data: bytes) -> Recording:
     for m in raw:
         frames = []
         for e in m.get(3, []):
-            f = _message(e)  # type: ignore[arg-type]
+            assert isinstance(e, bytes)  # a frame is a message (length-delimited)
+            f = _message(e)
             fid, sym = _signed32(int(f.get(2, [0])[0])), _signed32(int(f.get(3, [0])[0]))
             vaddr, ex = int(f.get(1, [0])[0]), int(f.get(4, [0])[0])
             path, syms = rec.files.get(fid, (f"[file {fid}]", []))

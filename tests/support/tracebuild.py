@@ -14,11 +14,12 @@ unless `names=` says otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from traceview.model import (
+    Clock,
     EventTable,
     Header,
     MethodTable,
@@ -29,6 +30,15 @@ from traceview.model import (
 
 ACTIONS = {"enter": 0, "exit": 1, "unroll": 2}
 Event = tuple[int, str, str, int | None, int | None]
+
+
+class MakeTraceArgs(TypedDict, total=False):
+    """`make_trace`'s keyword arguments."""
+
+    clock: Clock
+    methods: Sequence[str]
+    names: dict[int, str] | None
+    version: int
 
 
 def split_name(full: str) -> tuple[str, str, str]:
@@ -43,7 +53,7 @@ def split_name(full: str) -> tuple[str, str, str]:
 def make_trace(
     events: Iterable[Event],
     *,
-    clock: str = "dual",
+    clock: Clock = "dual",
     methods: Sequence[str] = (),
     names: dict[int, str] | None = None,
     version: int = 3,
@@ -88,7 +98,7 @@ def make_trace(
     header = Header(
         variant="regular",
         version=version,
-        clock=clock,  # type: ignore[arg-type]
+        clock=clock,
         key_version=version,
         vm="art",
         options={"clock": clock, "vm": "art"},

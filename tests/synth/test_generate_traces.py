@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from traceview import load
-from traceview.model import Trace
+from traceview.model import Clock, Trace
 from traceview.synth import demo_path, generate
 from traceview.synth.generate import make_demo
 from traceview.writer import write
@@ -68,8 +68,8 @@ def test_deterministic() -> None:
 
 @pytest.mark.parametrize("clock", ["dual", "thread-cpu", "wall", "global"])
 @pytest.mark.parametrize("style", ["art", "dalvik"])
-def test_valid_and_exact_size(clock: str, style: str) -> None:
-    trace = generate(records=4000, threads=7, seed=1, clock=clock, style=style)  # type: ignore[arg-type]
+def test_valid_and_exact_size(clock: Clock, style: str) -> None:
+    trace = generate(records=4000, threads=7, seed=1, clock=clock, style=style)
     trace.validate()
     assert len(trace.events) == 4000
     assert trace.header.clock == clock and trace.header.vm == style

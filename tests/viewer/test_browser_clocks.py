@@ -16,12 +16,13 @@ from support.browserkit import (
     table_names,
 )
 from support.tracebuild import make_trace
+from traceview.model import Clock
 from traceview.readers import load
 
 pytestmark = pytest.mark.browser
 
 
-def one_clock(path: Path, clock: str) -> Path:
+def one_clock(path: Path, clock: Clock) -> Path:
     """A small two-thread trace recorded with only `clock` ("wall" or "thread-cpu")."""
     from traceview.writer import write
 
@@ -41,7 +42,7 @@ def one_clock(path: Path, clock: str) -> Path:
 
 
 @pytest.mark.parametrize("clock", ["wall", "thread-cpu"])
-def test_single_clock_trace(browser: Any, tmp_path: Path, clock: str) -> None:
+def test_single_clock_trace(browser: Any, tmp_path: Path, clock: Clock) -> None:
     path = one_clock(tmp_path / f"{clock}.trace", clock)
     errors: list[str] = []
     with serving(path) as viewer:

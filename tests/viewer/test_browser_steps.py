@@ -38,7 +38,9 @@ def test_enter_steps_f_zooms_r_ranges(page: Any, eastern: Viewer) -> None:
     canvas.focus()
     page.keyboard.press("Enter")
     first = _corner(page, "call 1 of")
-    n = int(re.search(r"call 1 of (\d+)", first).group(1))  # type: ignore[union-attr]
+    found = re.search(r"call 1 of (\d+)", first)
+    assert found is not None
+    n = int(found.group(1))
     assert n >= 3
     page.keyboard.press("Enter")
     _corner(page, f"call 2 of {n}")

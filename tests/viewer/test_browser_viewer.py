@@ -79,7 +79,9 @@ def test_threads_and_table_match_the_engine(page: Any, viewer: Viewer, demo: Pat
 def test_select_method_highlights_everywhere(page: Any) -> None:
     with page.expect_request(re.compile(r"/api/highlight/\d+")) as req:
         page.locator("#tab-profile .pt-row.method").nth(2).click()
-    method = int(re.search(r"/api/highlight/(\d+)", req.value.url).group(1))  # type: ignore[union-attr]
+    found = re.search(r"/api/highlight/(\d+)", req.value.url)
+    assert found is not None
+    method = int(found.group(1))
     row = page.locator(f'#tab-profile .pt-row.method[data-method="{method}"]')
     assert "selected" in (row.get_attribute("class") or "")
     assert page.locator("#selection").text_content()

@@ -10,6 +10,7 @@ import io
 from collections.abc import Iterator
 
 import pytest
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from support.tracebuild import make_trace
@@ -70,7 +71,8 @@ def test_upload_limit_is_enforced_while_the_body_streams() -> None:
 
 
 def test_junk_parameters_neither_grow_the_cache_nor_change_answers(client: TestClient) -> None:
-    state = client.app.state.viewer  # type: ignore[attr-defined]
+    assert isinstance(client.app, Starlette)
+    state = client.app.state.viewer
     first = client.get("/api/profile?clock=cpu").json()
     size = len(state.answers)
     for i in range(50):

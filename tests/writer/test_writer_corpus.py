@@ -12,7 +12,7 @@ import pytest
 from support.corpus import corpus_files, corpus_path
 from support.writer_out import written
 from traceview import load
-from traceview.model import TraceFormatError
+from traceview.model import TraceFormatError, Variant
 
 # regular files byte-identical after a round trip (others differ only in the ways noted in
 # docs: `0x0` vs `0` for method 0 in 2015-16 ART, upper-case hex, a stray trailing byte, ...)
@@ -34,7 +34,7 @@ IDENTICAL = [
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 @pytest.mark.parametrize("variant", ["regular", "streaming"])
-def test_corpus_round_trip(path: Path, variant: str) -> None:
+def test_corpus_round_trip(path: Path, variant: Variant) -> None:
     try:
         trace = load(path)
     except TraceFormatError:

@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 from support.writer_out import written
 from traceview import load
 from traceview.model import (
+    Clock,
     EventTable,
     Header,
     MethodTable,
     ThreadTable,
     Trace,
+    Variant,
     thread_index_dtype,
 )
 
@@ -41,7 +43,8 @@ def traces(draw: st.DrawFn) -> Trace:
     steps = np.array(
         draw(st.lists(st.integers(0, 1 << 29), min_size=n, max_size=n)), dtype=np.int64
     )
-    clock = draw(st.sampled_from(["dual", "thread-cpu", "wall"]))
+    clocks: list[Clock] = ["dual", "thread-cpu", "wall"]
+    clock = draw(st.sampled_from(clocks))
     cpu = np.zeros(n, dtype=np.int64)
     for t in range(n_threads):  # per-thread non-decreasing, any ns, steps < 2^31 µs (unwrappable)
         sel = thread == t
@@ -70,7 +73,7 @@ def traces(draw: st.DrawFn) -> Trace:
         id=np.array(tids, dtype=np.int64),
         name=tuple(draw(st.one_of(st.none(), NAME)) for _ in tids),
     )
-    header = Header(variant="regular", version=3 if clock == "dual" else 2, clock=clock)  # type: ignore[arg-type]
+    header = Header(variant="regular", version=3 if clock == "dual" else 2, clock=clock)
     trace = Trace(header=header, threads=threads, methods=methods, events=events)
     trace.validate()
     return trace
@@ -78,7 +81,7 @@ def traces(draw: st.DrawFn) -> Trace:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trace=traces(), variant=st.sampled_from(["regular", "streaming", "data-only"]))
-def test_write_read_write(trace: Trace, variant: str) -> None:
+def test_write_read_write(trace: Trace, variant: Variant) -> None:
     first = written(trace, variant)
     back = load(first)
     back.validate()

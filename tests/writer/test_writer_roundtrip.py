@@ -12,7 +12,7 @@ import pytest
 
 from support.writer_out import written
 from traceview import load
-from traceview.model import Trace
+from traceview.model import Trace, Variant
 from traceview.synth import generate
 from traceview.writer import write
 
@@ -161,7 +161,7 @@ def _per_thread(trace: Trace) -> list[tuple[int, np.ndarray, np.ndarray, list[np
 @pytest.mark.parametrize("variant", ["v2", "v2-streaming"])
 @pytest.mark.parametrize("generation", ["alpha", "beta", "gamma"])
 def test_v2_round_trip(
-    traces: dict[tuple[str, str], Trace], clock: str, variant: str, generation: str
+    traces: dict[tuple[str, str], Trace], clock: str, variant: Variant, generation: str
 ) -> None:
     pytest.importorskip("traceview.writer.v2")
     trace = traces["art", clock]
