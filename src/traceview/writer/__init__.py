@@ -14,8 +14,14 @@ from typing import BinaryIO, Literal
 from traceview.model import Clock, Trace, Variant
 
 Style = Literal["art", "dalvik"]
-V1_VARIANTS = ("regular", "split", "data-only", "streaming", "streaming-nosummary")
-VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming", "low-overhead")  # type: ignore[assignment]
+V1_VARIANTS: tuple[Variant, ...] = (
+    "regular",
+    "split",
+    "data-only",
+    "streaming",
+    "streaming-nosummary",
+)
+VARIANTS: tuple[Variant, ...] = (*V1_VARIANTS, "v2", "v2-streaming", "low-overhead")
 
 __all__ = ["VARIANTS", "split_paths", "with_clock", "write"]
 
