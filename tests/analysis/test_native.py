@@ -175,7 +175,7 @@ def test_loaded_code_is_never_writable(tmp_path: Path, monkeypatch: pytest.Monke
     (symbol,) = [
         s.name for s in elf.symbols(obj, elf.sections(obj)) if s.name.startswith("traceview.")
     ]
-    loaded = elf.load(obj, symbol, native._external)
+    loaded = elf.load(obj, symbol, native.external)
     for line in Path("/proc/self/maps").read_text().splitlines():
         span, perms = line.split()[:2]
         lo, hi = (int(x, 16) for x in span.split("-"))
@@ -200,18 +200,18 @@ def test_an_object_elf_does_not_handle_is_loaded_by_llvmlite(
     r_info = struct.unpack_from("<Q", odd, rela.offset + 8)[0]
     struct.pack_into("<Q", odd, rela.offset + 8, (r_info & ~0xFFFFFFFF) | 42)  # GOTPCRELX
     with pytest.raises(elf.Unsupported, match="relocation 42"):
-        elf.load(bytes(odd), "any", native._external)
+        elf.load(bytes(odd), "any", native.external)
     arm = bytearray(obj)
     struct.pack_into("<H", arm, 0x12, 183)  # EM_AARCH64
     with pytest.raises(elf.Unsupported, match="machine"):
-        elf.load(bytes(arm), "any", native._external)
+        elf.load(bytes(arm), "any", native.external)
     with pytest.raises(elf.Unsupported, match="past the object's end"):
-        elf.load(obj[: len(obj) // 2], "any", native._external)  # (its checksum caught it first)
+        elf.load(obj[: len(obj) // 2], "any", native.external)  # (its checksum caught it first)
     table = next(h for h in heads if h.kind == 2)  # the symbol table
     named = bytearray(obj)
     struct.pack_into("<I", named, table.offset + table.entsize, 1 << 30)  # a name past its table
     with pytest.raises(elf.Unsupported, match="malformed"):
-        elf.load(bytes(named), "any", native._external)
+        elf.load(bytes(named), "any", native.external)
 
     def unsupported(*_: object) -> elf.Loaded:
         raise elf.Unsupported("as on arm64")

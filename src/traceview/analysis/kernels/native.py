@@ -300,14 +300,14 @@ def _load(obj: bytes, externals: list[str], symbol: str) -> int:
     from traceview.analysis.kernels import elf
 
     try:
-        loaded = elf.load(obj, symbol, _external)
+        loaded = elf.load(obj, symbol, external)
     except elf.Unsupported:
         return _load_with_llvm(obj, externals, symbol)
     _PROCESS.objects.append(loaded)
     return loaded.address
 
 
-def _external(name: str) -> int:
+def external(name: str) -> int:
     """The address of a symbol an object calls: the C library's, or the runtime's stub."""
     if name == STUB:
         address = ctypes.cast(_NO_RUNTIME, ctypes.c_void_p).value
@@ -337,7 +337,7 @@ def _load_with_llvm(obj: bytes, externals: list[str], symbol: str) -> int:
         _PROCESS.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     engine = _PROCESS.engine
     for name in externals:
-        llvm.add_symbol(name, _external(name))
+        llvm.add_symbol(name, external(name))
     ref = llvm.ObjectFileRef.from_data(obj)
     _PROCESS.objects.append(ref)
     engine.add_object_file(ref)

@@ -6,7 +6,6 @@ typing, and may call nothing outside the C library. Imported only on a cache mis
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import importlib
 import json
@@ -19,6 +18,7 @@ from traceview.analysis.kernels.native import (
     NativeError,
     NotHere,
     digest,
+    external,
     llvm_binding,
     module_path,
 )
@@ -84,10 +84,11 @@ def build(module: str, name: str, key: str, args: tuple[Any, ...]) -> bytes:
             var.linkage = "internal"
     obj = library._codegen._tm.emit_object(final)
     externals = undefined(obj)
-    libc = ctypes.CDLL(None)
-    for sym in externals:
-        if sym != STUB and not hasattr(libc, sym):
-            raise NativeError(f"{module}.{name} calls {sym}: not native (does it allocate?)")
+    for sym in externals:  # (the loading's own rule: the C library, or the runtime's stub)
+        try:
+            external(sym)
+        except NativeError as e:
+            raise NativeError(f"{module}.{name} calls {sym}: not native (does it allocate?)") from e
     meta = {
         "sha1": hashlib.sha1(bytes(obj), usedforsecurity=False).hexdigest(),
         "symbol": symbol,
