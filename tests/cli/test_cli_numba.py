@@ -72,6 +72,7 @@ def test_commands_without_a_kernel_do_not_import_numba(
     trace_path: Path, tmp_path: Path, argv: list[str]
 ) -> None:
     args = [a.format(trace=trace_path, out=tmp_path / "out") for a in argv]
+    imports_numba(*args)  # (builds the native objects when none are cached yet: a fresh tree)
     assert not imports_numba(*args)
 
 
